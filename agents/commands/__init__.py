@@ -1,0 +1,1 @@
+"""One module per `tactician` sub-command; each defines `register(app)`."""

@@ -1,0 +1,176 @@
+"""The turn loop: initiative, rounds, phases, the action budget, start/end-of-turn effects, victory.
+
+`Battle` drives an `Encounter` with a `Ruleset` and a `Dice`. It is ruleset-neutral: sequential turns
+(Saga, 5e-style, starship) and phased rounds with simultaneous phases (Rise) run through the same code.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from .decision import END, Decision
+from .dice import Dice
+from .errors import IllegalAction
+from .events import Event
+from .ruleset import React, Ruleset
+from .state import Encounter
+
+
+class Battle:
+    """A battle in progress. `legal()` is the one source of legality; `step()` refuses anything else."""
+
+    def __init__(self, enc: Encounter, ruleset: Ruleset, dice: Dice, react: React | None = None):
+        self.enc, self.ruleset, self.dice, self.react = enc, ruleset, dice, react
+        self._legal_version = -1
+        self._legal: list[Decision] = []
+        self._legal_set: frozenset[Decision] = frozenset()
+
+    # ---- setup --------------------------------------------------------------------------------------
+    def start(self, initiative: dict[int, int] | None = None) -> list[Event]:
+        """Roll (or take the GM's) initiative and begin round 1."""
+        enc, rs = self.enc, self.ruleset
+        events: list[Event] = []
+        for u in enc.units:
+            if initiative is not None and u.id in initiative:
+                enc.initiative[u.id] = int(initiative[u.id])
+            else:
+                face = self.dice.d20(f"{u.name}'s initiative")
+                enc.initiative[u.id] = face + rs.initiative_bonus(u)
+            events.append(Event("initiative", u.id, value=enc.initiative[u.id]))
+        enc.order = sorted(range(len(enc.units)),
+                           key=lambda i: (-enc.initiative[i], -rs.initiative_bonus(enc.units[i]), i))
+        enc.round, enc.turn, enc.phase_index = 1, 0, 0
+        events += rs.start_round(enc, self.dice)
+        events += self._begin_turn(first=True)
+        return events
+
+    # ---- queries ------------------------------------------------------------------------------------
+    @property
+    def over(self) -> bool:
+        return self.enc.over
+
+    @property
+    def actor(self):
+        return self.enc.actor
+
+    @property
+    def phase(self) -> str:
+        return self.ruleset.phases[self.enc.phase_index]
+
+    def legal(self) -> list[Decision]:
+        """Every decision the acting unit may take now (cached until the state changes)."""
+        enc = self.enc
+        if self._legal_version != enc.version:
+            actor = enc.actor
+            self._legal = [] if actor is None else self.ruleset.legal_actions(enc, actor)
+            self._legal_set = frozenset(self._legal)
+            self._legal_version = enc.version
+        return self._legal
+
+    def is_legal(self, decision: Decision) -> bool:
+        self.legal()
+        return decision in self._legal_set
+
+    # ---- play ---------------------------------------------------------------------------------------
+    def step(self, decision: Decision) -> list[Event]:
+        """Apply one decision of the acting unit; raises IllegalAction (state unchanged) if not legal."""
+        enc, rs = self.enc, self.ruleset
+        if enc.over:
+            raise IllegalAction(f"the battle is over ({enc.winner} won)" if enc.winner != "draw"
+                                else "the battle is over (a draw)")
+        actor = enc.actor
+        if not self.is_legal(decision):
+            raise IllegalAction(rs.why_illegal(enc, actor, decision))
+        enc.version += 1
+        if decision == END:
+            return self._end_turn()
+        if self.phase in rs.simultaneous:
+            events = self._commit(actor, decision)
+        else:
+            events = rs.apply(enc, actor, decision, self.dice, self.react)
+        events += self._check_victory()
+        if enc.over:
+            return events
+        if not rs.can_act(enc, actor) or self.legal() == [END]:
+            events += self._end_turn()
+        return events
+
+    def play(self, decisions: Iterable[Decision]) -> list[Event]:
+        events: list[Event] = []
+        for d in decisions:
+            events += self.step(d)
+        return events
+
+    # ---- internals ----------------------------------------------------------------------------------
+    def _commit(self, actor, decision: Decision) -> list[Event]:
+        spec = self.ruleset.catalogue[decision.action]
+        self.ruleset.economy.pay(self.enc.budget, spec.cost, times=spec.times)
+        self.enc.pending.setdefault(actor.id, []).append(decision)
+        return [Event("committed", actor.id, action=decision.action)]
+
+    def _begin_turn(self, first: bool = False) -> list[Event]:
+        """Start the turn of the unit at `enc.turn`, skipping those that cannot act."""
+        enc, rs = self.enc, self.ruleset
+        events: list[Event] = []
+        for _ in range(len(enc.order) * (len(rs.phases) + 1) * 2 + 2):
+            if enc.over:
+                return events
+            unit = enc.units[enc.order[enc.turn]]
+            if rs.can_act(enc, unit):
+                enc.budget = rs.new_budget(enc, unit)
+                enc.flags = {}
+                events.append(Event("turn_start", unit.id, round=enc.round, phase=self.phase))
+                events += rs.start_turn(enc, unit, self.dice)
+                events += self._check_victory()
+                if rs.can_act(enc, unit) and not enc.over:
+                    return events
+                events += self._check_victory()
+            events += self._advance()
+        return events
+
+    def _end_turn(self) -> list[Event]:
+        enc, rs = self.enc, self.ruleset
+        actor = enc.actor
+        events = [Event("turn_end", actor.id)]
+        events += rs.end_turn(enc, actor, self.dice)
+        events += self._check_victory()
+        if enc.over:
+            return events
+        events += self._advance()
+        events += self._begin_turn()
+        return events
+
+    def _advance(self) -> list[Event]:
+        """Move `turn` to the next slot of the order; close phases and rounds on the way."""
+        enc, rs = self.enc, self.ruleset
+        events: list[Event] = []
+        enc.turn += 1
+        if enc.turn < len(enc.order):
+            return events
+        enc.turn = 0
+        phase = self.phase
+        if phase in rs.simultaneous and enc.pending:
+            pending, enc.pending = enc.pending, {}
+            events.append(Event("phase_resolves", None, phase=phase))
+            events += rs.resolve_simultaneous(enc, phase, pending, self.dice)
+            events += self._check_victory()
+        enc.phase_index += 1
+        if enc.phase_index >= len(rs.phases):
+            enc.phase_index = 0
+            enc.round += 1
+            if enc.round > enc.round_limit and not enc.over:
+                enc.winner = "draw"
+                events.append(Event("round_limit", None, rounds=enc.round_limit))
+                return events
+            events.append(Event("round_start", None, round=enc.round))
+            events += rs.start_round(enc, self.dice)
+        return events
+
+    def _check_victory(self) -> list[Event]:
+        enc = self.enc
+        if enc.over:
+            return []
+        alive = enc.active_sides()
+        if len(alive) <= 1:
+            enc.winner = next(iter(alive)) if alive else "draw"
+            return [Event("victory", None, winner=enc.winner, round=enc.round)]
+        return []

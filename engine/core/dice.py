@@ -1,0 +1,130 @@
+"""Dice: every roll in the engine comes from a `Dice` object passed in, never from a global.
+
+`SeededDice` for simulation and training (same seed + same decisions = same battle), `ScriptedDice`
+for tests (a queue of faces), `AskedDice` for a GM typing in what the table rolled.
+"""
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from .errors import InputError
+
+_EXPR = re.compile(r"^\s*(\d*)\s*d\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$|^\s*([+-]?\d+)\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class DiceExpr:
+    """`count`d`sides` + `bonus`, e.g. 2d8+3."""
+
+    count: int
+    sides: int
+    bonus: int = 0
+
+    @property
+    def mean(self) -> float:
+        return self.count * (self.sides + 1) / 2 + self.bonus
+
+    @property
+    def minimum(self) -> int:
+        return self.count + self.bonus
+
+    @property
+    def maximum(self) -> int:
+        return self.count * self.sides + self.bonus
+
+    def plus(self, dice: int = 0, bonus: int = 0) -> "DiceExpr":
+        return DiceExpr(self.count + dice, self.sides, self.bonus + bonus)
+
+    def __str__(self) -> str:
+        if self.count == 0:
+            return str(self.bonus)
+        b = f"{self.bonus:+d}" if self.bonus else ""
+        return f"{self.count}d{self.sides}{b}"
+
+
+def parse_dice(text: str | int) -> DiceExpr:
+    """Parse '2d8+3', 'd20', '1d6-1' or a plain number; raises InputError naming the expected form."""
+    if isinstance(text, int):
+        return DiceExpr(0, 1, text)
+    m = _EXPR.match(str(text))
+    if not m:
+        raise InputError(f"'{text}' is not a dice expression", fix="write it like 2d8+3, d20 or 5")
+    if m.group(5) is not None:
+        return DiceExpr(0, 1, int(m.group(5)))
+    count = int(m.group(1) or 1)
+    sides = int(m.group(2))
+    if sides < 1 or count > 100:
+        raise InputError(f"'{text}' is not a usable dice expression", fix="use 1-100 dice of at least 1 side")
+    bonus = int(m.group(4) or 0) * (-1 if m.group(3) == "-" else 1)
+    return DiceExpr(count, sides, bonus)
+
+
+class Dice:
+    """Source of die faces. Subclasses implement `face(sides, why)`."""
+
+    def face(self, sides: int, why: str) -> int:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def d20(self, why: str = "d20") -> int:
+        return self.face(20, why)
+
+    def roll(self, expr: DiceExpr, why: str = "damage") -> tuple[int, list[int]]:
+        """Roll an expression; returns (total, faces)."""
+        faces = [self.face(expr.sides, why) for _ in range(expr.count)]
+        return sum(faces) + expr.bonus, faces
+
+
+class SeededDice(Dice):
+    """Pseudo-random faces from a seeded generator (Python's Mersenne Twister: fast per call)."""
+
+    def __init__(self, seed: int | None = 0):
+        self.seed = seed
+        self._rng = random.Random(seed)
+
+    def face(self, sides: int, why: str) -> int:
+        return self._rng.randint(1, sides)
+
+    def getstate(self):
+        return self._rng.getstate()
+
+    def setstate(self, state) -> None:
+        self._rng.setstate(state)
+
+
+class ScriptedDice(Dice):
+    """Faces from a queue, for tests. Running out, or a face that cannot be, is an error."""
+
+    def __init__(self, faces: list[int] | tuple[int, ...] = ()):
+        self.faces = list(faces)
+        self.asked: list[tuple[int, str]] = []
+
+    def push(self, *faces: int) -> "ScriptedDice":
+        self.faces.extend(faces)
+        return self
+
+    def face(self, sides: int, why: str) -> int:
+        self.asked.append((sides, why))
+        if not self.faces:
+            raise AssertionError(f"scripted dice ran out (asked d{sides} for {why})")
+        f = self.faces.pop(0)
+        if not 1 <= f <= sides:
+            raise AssertionError(f"scripted face {f} impossible on d{sides} ({why})")
+        return f
+
+
+class AskedDice(Dice):
+    """Faces typed in by a person. `ask(prompt)` returns their text; impossible values are asked again."""
+
+    def __init__(self, ask: Callable[[str], str], tell: Callable[[str], None] = print, tries: int = 20):
+        self.ask, self.tell, self.tries = ask, tell, tries
+
+    def face(self, sides: int, why: str) -> int:
+        for _ in range(self.tries):
+            text = self.ask(f"d{sides} for {why}: ").strip()
+            if text.isdigit() and 1 <= int(text) <= sides:
+                return int(text)
+            self.tell(f"'{text}' is not a possible d{sides} roll; type a whole number from 1 to {sides}.")
+        raise InputError(f"no valid d{sides} roll for {why} after {self.tries} tries")

@@ -1,0 +1,302 @@
+"""The battle map: terrain from an ASCII map, distance, sight and effect lines, cover, movement.
+
+Squares are addressed by (x, y) outside and by a flat index `y * width + x` inside, which keeps the
+hot loops (reachability, line checks) on plain ints. Geometry that never changes (neighbours, lines
+between squares) is computed once per map and shared by every clone of the encounter; what can change
+(open doors) lives in `open_doors`.
+"""
+from __future__ import annotations
+
+import heapq
+from typing import Iterable
+
+from .errors import InputError
+
+TERRAINS = ("floor", "wall", "low_cover", "heavy_cover", "difficult", "door", "open_door", "window")
+DEFAULT_LEGEND = {"#": "wall", ".": "floor", "c": "low_cover", "C": "heavy_cover", "~": "difficult",
+                  "+": "door", "/": "open_door", "=": "window"}
+# Squares a creature cannot stand in or move through (a closed door is handled separately).
+_SOLID = {"wall", "heavy_cover", "window"}
+_DOUBLE_COST = {"difficult", "low_cover"}
+DIRECTIONS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
+METRICS = ("alternating", "chebyshev", "manhattan")
+
+
+class Grid:
+    """A rectangular map of 5-ft squares. `metric` is how the ruleset counts distance:
+    'alternating' (d20: every second diagonal costs 2), 'chebyshev' (diagonal = 1), 'manhattan'."""
+
+    def __init__(self, rows: list[str], legend: dict[str, str] | None = None, metric: str = "alternating"):
+        legend = dict(DEFAULT_LEGEND, **(legend or {}))
+        if not rows:
+            raise InputError("the map is empty", "map", "draw at least one row of squares")
+        widths = {len(r) for r in rows}
+        if len(widths) != 1:
+            w0 = len(rows[0])
+            bad = next(i for i, r in enumerate(rows) if len(r) != w0)
+            raise InputError(f"map row {bad + 1} has {len(rows[bad])} squares but row 1 has {w0}",
+                             f"map line {bad + 1}", "make every map row the same length")
+        if metric not in METRICS:
+            raise InputError(f"unknown distance metric '{metric}'", "metric", f"use one of {METRICS}")
+        for k, v in legend.items():
+            if v not in TERRAINS:
+                raise InputError(f"legend maps '{k}' to unknown terrain '{v}'", "legend",
+                                 f"use one of {', '.join(TERRAINS)}")
+        self.width, self.height, self.metric = len(rows[0]), len(rows), metric
+        self.rows = list(rows)
+        self.legend = legend
+        self.terrain: list[str] = []
+        for y, row in enumerate(rows):
+            for x, ch in enumerate(row):
+                if ch not in legend:
+                    raise InputError(f"map line {y + 1}, column {x + 1}: unknown symbol '{ch}'", "map",
+                                     f"use one of {''.join(sorted(legend))} or add it to the legend")
+                t = legend[ch]
+                self.terrain.append("door" if t == "open_door" else t)
+        self.open_doors: set[int] = {i for i, ch in enumerate("".join(rows)) if legend[ch] == "open_door"}
+        self.broken: set[int] = set()  # doors / objects destroyed in play: now open floor
+        self._geometry = _Geometry(self)
+
+    # ---- addressing -------------------------------------------------------------------------
+    def index(self, x: int, y: int) -> int:
+        return y * self.width + x
+
+    def xy(self, i: int) -> tuple[int, int]:
+        return i % self.width, i // self.width
+
+    def inside(self, x: int, y: int) -> bool:
+        return 0 <= x < self.width and 0 <= y < self.height
+
+    def kind(self, i: int) -> str:
+        """Terrain at a square as play stands now (open doors and broken objects included)."""
+        t = self.terrain[i]
+        if i in self.broken:
+            return "floor"
+        if t == "door" and i in self.open_doors:
+            return "open_door"
+        return t
+
+    def clone(self) -> "Grid":
+        g = object.__new__(Grid)
+        g.__dict__.update(self.__dict__)
+        g.open_doors = set(self.open_doors)
+        g.broken = set(self.broken)
+        return g
+
+    # ---- properties of squares ----------------------------------------------------------------
+    def passable(self, i: int) -> bool:
+        t = self.kind(i)
+        return t not in _SOLID and t != "door"
+
+    def blocks_sight(self, i: int) -> bool:
+        t = self.kind(i)
+        return t == "wall" or t == "door"
+
+    def blocks_effect(self, i: int) -> bool:
+        t = self.kind(i)
+        return t == "wall" or t == "door" or t == "window"
+
+    def enter_cost(self, i: int) -> int:
+        return 2 if self.kind(i) in _DOUBLE_COST else 1
+
+    # ---- distance ----------------------------------------------------------------------------
+    def distance(self, a: tuple[int, int], b: tuple[int, int]) -> int:
+        dx, dy = abs(a[0] - b[0]), abs(a[1] - b[1])
+        if self.metric == "alternating":
+            return max(dx, dy) + min(dx, dy) // 2
+        if self.metric == "chebyshev":
+            return max(dx, dy)
+        return dx + dy
+
+    def within(self, center: tuple[int, int], reach: int) -> list[tuple[int, int]]:
+        """Squares other than `center` within `reach` squares, inside the map."""
+        cx, cy = center
+        out = []
+        for y in range(max(0, cy - reach), min(self.height, cy + reach + 1)):
+            for x in range(max(0, cx - reach), min(self.width, cx + reach + 1)):
+                if (x, y) != center and self.distance(center, (x, y)) <= reach:
+                    out.append((x, y))
+        return out
+
+    # ---- lines ----------------------------------------------------------------------------------
+    def between(self, a: tuple[int, int], b: tuple[int, int]) -> tuple[int, ...]:
+        """Indices of the squares a centre-to-centre line from a to b passes through, ends excluded."""
+        return self._geometry.line(self.index(*a), self.index(*b))
+
+    def line_of_sight(self, a: tuple[int, int], b: tuple[int, int]) -> bool:
+        """No wall or closed door between a and b."""
+        for i in self.between(a, b):
+            t = self.kind(i)
+            if t == "wall" or t == "door":
+                return False
+        return True
+
+    def line_of_effect(self, a: tuple[int, int], b: tuple[int, int]) -> bool:
+        """Line of sight, and nothing solid but see-through (a window, a force field) in the way."""
+        for i in self.between(a, b):
+            if self.blocks_effect(i):
+                return False
+        return True
+
+    def cover_between(self, a: tuple[int, int], b: tuple[int, int]) -> str:
+        """'none', 'low' or 'heavy': the best cover terrain on the line from a to b."""
+        best = "none"
+        for i in self.between(a, b):
+            t = self.kind(i)
+            if t == "heavy_cover":
+                return "heavy"
+            if t == "low_cover":
+                best = "low"
+        return best
+
+    def ray(self, start: tuple[int, int], direction: tuple[int, int], steps: int) -> list[tuple[int, int]]:
+        """Squares along one of the 8 straight directions, up to `steps` squares or the map edge."""
+        out, (x, y), (dx, dy) = [], start, direction
+        for _ in range(steps):
+            x, y = x + dx, y + dy
+            if not self.inside(x, y):
+                break
+            out.append((x, y))
+        return out
+
+    # ---- movement ---------------------------------------------------------------------------------
+    def reachable(self, start: tuple[int, int], budget: int, no_pass: Iterable[int] = (),
+                  no_stop: Iterable[int] = ()) -> dict[int, int]:
+        """Squares (flat index -> cost in squares) reachable from `start` within `budget`.
+
+        `no_pass`: squares that cannot be entered (enemies); `no_stop`: squares that can be passed but not
+        ended in (allies). Diagonals cannot cut a wall's corner. Difficult terrain and low objects cost double.
+        """
+        geo = self._geometry
+        blocked = set(no_pass)
+        s = self.index(*start)
+        best: dict[int, int] = {s: 0}
+        seen: dict[tuple[int, int], int] = {(s, 0): 0}
+        heap = [(0, s, 0)]
+        alternating = self.metric == "alternating"
+        kind = self.kind
+        while heap:
+            cost, i, parity = heapq.heappop(heap)
+            if seen.get((i, parity), 1 << 30) < cost:
+                continue
+            for j, diag in geo.neighbours[i]:
+                if j in blocked:
+                    continue
+                t = kind(j)
+                if t in _SOLID or t == "door":
+                    continue
+                mult = 2 if t in _DOUBLE_COST else 1
+                p = parity
+                if diag and alternating:
+                    step = 2 if parity else 1
+                    p = parity ^ 1
+                else:
+                    step = 1
+                c = cost + step * mult
+                if c > budget:
+                    continue
+                if seen.get((j, p), 1 << 30) <= c:
+                    continue
+                seen[(j, p)] = c
+                if c < best.get(j, 1 << 30):
+                    best[j] = c
+                heapq.heappush(heap, (c, j, p))
+        for j in no_stop:
+            best.pop(j, None)
+        return best
+
+    def path(self, start: tuple[int, int], goal: tuple[int, int], budget: int, no_pass: Iterable[int] = (),
+             danger: dict[int, int] | None = None) -> list[tuple[int, int]] | None:
+        """A path start -> goal within budget that leaves the fewest dangerous squares, then is cheapest.
+
+        `danger[i]` > 0 marks squares whose leaving provokes (threatened squares). Returns the squares
+        after `start`, or None when goal cannot be reached.
+        """
+        geo, danger = self._geometry, danger or {}
+        blocked = set(no_pass)
+        s, g = self.index(*start), self.index(*goal)
+        alternating = self.metric == "alternating"
+        heap = [(0, 0, s, 0, ())]
+        seen: dict[tuple[int, int], tuple[int, int]] = {}
+        while heap:
+            prov, cost, i, parity, trail = heapq.heappop(heap)
+            if i == g:
+                return [self.xy(k) for k in trail]
+            key = (i, parity)
+            old = seen.get(key)
+            if old is not None and old[0] <= prov and old[1] <= cost:
+                continue
+            seen[key] = (prov, cost)
+            leave = 1 if danger.get(i, 0) else 0
+            for j, diag in geo.neighbours[i]:
+                if j in blocked or not self.passable(j):
+                    continue
+                p, step = parity, 1
+                if diag and alternating:
+                    step, p = (2 if parity else 1), parity ^ 1
+                c = cost + step * self.enter_cost(j)
+                if c <= budget:
+                    heapq.heappush(heap, (prov + leave, c, j, p, trail + (j,)))
+        return None
+
+    def path_cost(self, start: tuple[int, int], squares: list[tuple[int, int]]) -> int:
+        """Movement cost of walking `squares` in order from `start` (the ruleset's metric)."""
+        cost, parity, prev = 0, 0, start
+        for sq in squares:
+            diag = sq[0] != prev[0] and sq[1] != prev[1]
+            step = 1
+            if diag and self.metric == "alternating":
+                step, parity = (2 if parity else 1), parity ^ 1
+            cost += step * self.enter_cost(self.index(*sq))
+            prev = sq
+        return cost
+
+    def to_rows(self) -> list[str]:
+        """The map as ASCII rows, doors and broken objects as they stand now."""
+        inv = {v: k for k, v in DEFAULT_LEGEND.items()}
+        inv.update({v: k for k, v in self.legend.items()})
+        return ["".join(inv[self.kind(self.index(x, y))] for x in range(self.width)) for y in range(self.height)]
+
+
+class _Geometry:
+    """Static geometry of a map, computed once and shared by clones."""
+
+    def __init__(self, grid: Grid):
+        w, h = grid.width, grid.height
+        self.width = w
+        walls = [t == "wall" for t in grid.terrain]
+        self.neighbours: list[tuple[tuple[int, bool], ...]] = []
+        for i in range(w * h):
+            x, y = i % w, i // w
+            out = []
+            for dx, dy in DIRECTIONS:
+                nx, ny = x + dx, y + dy
+                if not (0 <= nx < w and 0 <= ny < h):
+                    continue
+                diag = dx != 0 and dy != 0
+                if diag and (walls[y * w + nx] or walls[ny * w + x]):
+                    continue  # no cutting a wall's corner
+                out.append((ny * w + nx, diag))
+            self.neighbours.append(tuple(out))
+        self._lines: dict[tuple[int, int], tuple[int, ...]] = {}
+
+    def line(self, a: int, b: int) -> tuple[int, ...]:
+        key = (a, b) if a <= b else (b, a)
+        got = self._lines.get(key)
+        if got is None:
+            got = self._lines[key] = self._trace(*key)
+        return got
+
+    def _trace(self, a: int, b: int) -> tuple[int, ...]:
+        w = self.width
+        ax, ay, bx, by = a % w, a // w, b % w, b // w
+        dx, dy = bx - ax, by - ay
+        n = 4 * max(abs(dx), abs(dy)) + 3
+        out: list[int] = []
+        for k in range(1, n):
+            t = k / n
+            x, y = int(ax + 0.5 + t * dx), int(ay + 0.5 + t * dy)
+            i = y * w + x
+            if i != a and i != b and (not out or out[-1] != i):
+                out.append(i)
+        return tuple(dict.fromkeys(out))

@@ -1,0 +1,188 @@
+"""What a ruleset provides to the core: its catalogue, economy, turn structure, legality and resolution.
+
+A ruleset is the OpenSpiel "Game": pure rules, no RL code. The core's turn loop (`battle.Battle`) asks it
+what is legal, applies decisions through it, and never knows a rule itself.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+import yaml
+
+from .decision import END, Decision
+from .economy import Economy
+from .errors import InputError
+from .events import Event
+
+if TYPE_CHECKING:
+    from .dice import Dice
+    from .state import Encounter
+    from .units import Unit
+
+TARGET_KINDS = ("none", "enemy", "ally", "unit", "square")
+# React(encounter, reacting unit, what) -> whether it takes the reaction (attack of opportunity, ...).
+React = Callable[["Encounter", "Unit", str], bool]
+
+_SPEC_KEYS = {"key", "name", "cost", "target", "options", "text", "source", "times"}
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """One entry of a ruleset's action catalogue (data; its resolver lives in the ruleset's code).
+
+    `cost` is a counter of the ruleset's economy ('standard', 'move', 'swift', 'full_round', 'free', ...),
+    paid `times` times; `target` is what the decision names ('none', 'enemy', 'ally', 'unit', 'square');
+    `options` how many variants a 'none'-target action has (which weapon to draw, ...); `text` the rules
+    text it implements and `source` where that text is.
+    """
+
+    key: str
+    name: str
+    cost: str
+    target: str = "none"
+    options: int = 1
+    times: int = 1
+    text: str = ""
+    source: str = ""
+
+    @staticmethod
+    def from_dict(d: dict, where: str) -> "ActionSpec":
+        unknown = set(d) - _SPEC_KEYS
+        if unknown:
+            raise InputError(f"unknown key(s) {sorted(unknown)}", where, f"allowed keys: {sorted(_SPEC_KEYS)}")
+        missing = {"key", "name", "cost"} - set(d)
+        if missing:
+            raise InputError(f"missing key(s) {sorted(missing)}", where, "every action needs key, name and cost")
+        if d.get("target", "none") not in TARGET_KINDS:
+            raise InputError(f"target '{d['target']}' is not one of {TARGET_KINDS}", where)
+        return ActionSpec(**d)
+
+
+def load_catalogue(path: Path) -> dict[str, ActionSpec]:
+    """Read an `actions.yaml` (a list of action entries, strict keys) into an ordered catalogue."""
+    raw = yaml.safe_load(path.read_text())
+    out: dict[str, ActionSpec] = {}
+    for n, d in enumerate(raw):
+        spec = ActionSpec.from_dict(d, f"{path.name} entry {n + 1}")
+        if spec.key in out:
+            raise InputError(f"action '{spec.key}' defined twice", f"{path.name} entry {n + 1}")
+        out[spec.key] = spec
+    return out
+
+
+@dataclass
+class Estimate:
+    """What a decision is likely to do, without rolling."""
+
+    hit_chance: float = 0.0
+    expected_damage: float = 0.0
+    kill_chance: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"hit_chance": round(self.hit_chance, 3), "expected_damage": round(self.expected_damage, 2),
+                "kill_chance": round(self.kill_chance, 3), "notes": list(self.notes)}
+
+
+class Ruleset:
+    """Base class. Subclasses set the class attributes and implement the methods marked abstract."""
+
+    id: str = ""
+    name: str = ""
+    rules_file: str = ""
+    env_name: str = ""          # Gymnasium id stem: tactician/<env_name>-v<N>
+    economy: Economy
+    catalogue: dict[str, ActionSpec]
+    metric: str = "alternating"
+    sides: tuple[str, ...] = ("pcs", "npcs")
+    # Turn structure: phases of a round, in order. Every active unit takes a (phase) turn in initiative
+    # order; in a phase listed in `simultaneous`, decisions are committed hidden and resolve together.
+    phases: tuple[str, ...] = ("turn",)
+    simultaneous: frozenset[str] = frozenset()
+
+    # ---- units ------------------------------------------------------------------------------------
+    def templates(self) -> dict[str, dict]:
+        """Stat-block library (`units.yaml` of the ruleset folder)."""
+        return {}
+
+    def make_unit(self, uid: int, spec: dict, where: str) -> "Unit":  # abstract
+        """Build a unit from an encounter entry (template + overrides); InputError naming the field."""
+        raise NotImplementedError
+
+    def initiative_bonus(self, unit: "Unit") -> int:
+        return 0
+
+    # ---- turns ----------------------------------------------------------------------------------------
+    def new_budget(self, enc: "Encounter", unit: "Unit") -> dict[str, int]:
+        return self.economy.new_budget()
+
+    def start_round(self, enc: "Encounter", dice: "Dice") -> list[Event]:
+        return []
+
+    def start_turn(self, enc: "Encounter", unit: "Unit", dice: "Dice") -> list[Event]:
+        return []
+
+    def end_turn(self, enc: "Encounter", unit: "Unit", dice: "Dice") -> list[Event]:
+        return []
+
+    def can_act(self, enc: "Encounter", unit: "Unit") -> bool:
+        """Whether the unit takes turns (active and not helpless)."""
+        return unit.active
+
+    # ---- decisions --------------------------------------------------------------------------------------
+    def legal_actions(self, enc: "Encounter", actor: "Unit") -> list[Decision]:  # abstract
+        """Every decision the rules allow the actor now; always includes END."""
+        raise NotImplementedError
+
+    def why_illegal(self, enc: "Encounter", actor: "Unit", decision: Decision) -> str:
+        """A GM-readable reason a decision outside `legal_actions` is refused."""
+        spec = self.catalogue.get(decision.action)
+        if spec is None:
+            return f"'{decision.action}' is not an action of {self.name}"
+        return f"{spec.name} is not possible for {actor.name} right now"
+
+    def apply(self, enc: "Encounter", actor: "Unit", decision: Decision, dice: "Dice",
+              react: React | None = None) -> list[Event]:  # abstract
+        """Resolve a legal decision in place; returns what happened."""
+        raise NotImplementedError
+
+    def resolve_simultaneous(self, enc: "Encounter", phase: str, pending: dict[int, list[Decision]],
+                             dice: "Dice") -> list[Event]:
+        """Resolve a simultaneous phase's committed decisions together (phased rulesets only)."""
+        events: list[Event] = []
+        for uid, decisions in pending.items():
+            unit = enc.units[uid]
+            for d in decisions:
+                if unit.active:
+                    events += self.apply(enc, unit, d, dice)
+        return events
+
+    def estimate(self, enc: "Encounter", actor: "Unit", decision: Decision) -> Estimate:
+        return Estimate()
+
+    def narrate(self, event: Event, enc: "Encounter") -> str | None:
+        """Rules-language sentence for an event, or None to use the core's generic narration."""
+        return None
+
+    def describe(self, decision: Decision, enc: "Encounter") -> str:
+        """Short words for a decision: 'melee attack on Trooper 1', 'move to (5, 7)'."""
+        if decision == END:
+            return "end turn"
+        spec = self.catalogue.get(decision.action)
+        name = spec.name if spec else decision.action
+        if decision.target is not None:
+            return f"{name} on {enc.units[decision.target].name}"
+        if decision.square is not None:
+            return f"{name} to {decision.square}"
+        if spec and spec.options > 1:
+            return f"{name} ({self.option_label(decision, enc)})"
+        return name
+
+    def option_label(self, decision: Decision, enc: "Encounter") -> str:
+        return f"option {decision.option}"
+
+    def unit_summary(self, unit: "Unit") -> dict[str, Any]:
+        """Numbers a GM wants on the map legend (defenses, conditions)."""
+        return {}

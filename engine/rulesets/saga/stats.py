@@ -1,0 +1,146 @@
+"""Saga stat blocks: the template library and strict validation of a unit's fields."""
+from __future__ import annotations
+
+import copy
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from engine.core.dice import parse_dice
+from engine.core.errors import InputError
+from engine.core.units import Unit
+
+SIZES = {"fine": -20, "diminutive": -15, "tiny": -10, "small": -5, "medium": 0, "large": 5, "huge": 10,
+         "gargantuan": 15, "colossal": 20}
+SIZE_ORDER = list(SIZES)
+# Reflex size modifier for objects / held items (Saga: Fine +10 ... Colossal -10).
+OBJECT_SIZE_MOD = {"fine": 10, "diminutive": 5, "tiny": 2, "small": 1, "medium": 0, "large": -1, "huge": -2,
+                   "gargantuan": -5, "colossal": -10}
+FEATS = {"careful_shot", "deadeye", "quick_draw", "improved_disarm", "ranged_disarm", "double_attack",
+         "triple_attack", "dual_weapon_mastery_1", "dual_weapon_mastery_2", "dual_weapon_mastery_3", "pin", "trip",
+         "extra_second_wind"}
+WEAPON_KEYS = {"name": str, "kind": str, "damage": str, "group": str, "hands": int, "light": bool,
+               "lightsaber": bool, "double": bool, "improvised": bool, "natural": bool, "attack": int,
+               "modes": list, "size": str}
+ITEM_KEYS = {"name": str, "reflex": int, "fortitude": int, "will": int}
+# field: (type, default or None if required)
+STAT_KEYS: dict[str, tuple[type | tuple, Any]] = {
+    "heroic": (bool, True), "droid": (bool, False), "level": (int, 1), "size": (str, "medium"),
+    "reach": (int, 1), "hp": (int, None), "speed": (int, 6), "reflex": (int, None), "fortitude": (int, None),
+    "will": (int, None), "armor": (int, 0), "heavy_armor": (bool, False), "threshold": (int, 0),
+    "bab": (int, 0), "str": (int, 0), "dex": (int, 0), "con": (int, 10), "initiative": (int, 0),
+    "feats": (list, []), "trained": (list, []), "acrobatics": (int, 0), "weapons": (list, []),
+    "items": (list, []), "second_winds": (int, -1), "persistent": (bool, False),
+}
+RANGES = {  # Saga Table: Weapon Ranges, in squares (upper bounds of point blank / short / medium / long)
+    "heavy": (50, 100, 250, 500), "pistol": (20, 40, 60, 80), "rifle": (30, 60, 150, 300),
+    "simple": (20, 40, 60, 80), "thrown": (6, 8, 10, 12), "melee": (0, 0, 0, 0),
+}
+UNIT_KEYS = {"name", "side", "template", "at", "tactics", "hp_now"}
+
+
+@lru_cache(maxsize=1)
+def templates() -> dict[str, dict]:
+    raw = yaml.safe_load((Path(__file__).parent / "units.yaml").read_text())
+    for name, block in raw.items():
+        validate_stats(block, f"units.yaml '{name}'")
+    return raw
+
+
+def validate_stats(block: dict, where: str) -> dict:
+    """Check a stat block's keys and types; returns it with defaults filled in."""
+    out: dict[str, Any] = {}
+    for k in block:
+        if k not in STAT_KEYS:
+            raise InputError(f"unknown field '{k}'", where, f"Saga unit fields: {', '.join(sorted(STAT_KEYS))}")
+    for k, (typ, default) in STAT_KEYS.items():
+        if k in block:
+            v = block[k]
+            if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
+                raise InputError(f"'{k}' must be {typ.__name__}, got {v!r}", where)
+            out[k] = copy.deepcopy(v)
+        elif default is None:
+            raise InputError(f"missing field '{k}'", where, "give it in the unit or use a template")
+        else:
+            out[k] = copy.deepcopy(default)
+    if out["size"] not in SIZES:
+        raise InputError(f"size '{out['size']}' unknown", where, f"one of {', '.join(SIZES)}")
+    bad = set(out["feats"]) - FEATS - {"ranged_disarm"}
+    if bad:
+        raise InputError(f"unknown feat(s) {sorted(bad)}", where, f"known: {', '.join(sorted(FEATS))}")
+    if out["hp"] < 1 or out["speed"] < 0 or out["reach"] < 1:
+        raise InputError("hp must be >= 1, speed >= 0, reach >= 1", where)
+    if out["threshold"] <= 0:
+        out["threshold"] = out["fortitude"] + max(0, SIZES[out["size"]])
+    if out["second_winds"] < 0:
+        out["second_winds"] = (1 + ("extra_second_wind" in out["feats"])) if out["heroic"] else \
+            int("extra_second_wind" in out["feats"])
+    for n, w in enumerate(out["weapons"]):
+        out["weapons"][n] = _weapon(w, f"{where} weapons[{n}]")
+    if len(out["weapons"]) > 4:
+        raise InputError("at most 4 weapons per unit", where)
+    for n, it in enumerate(out["items"]):
+        if not isinstance(it, dict) or set(it) - set(ITEM_KEYS) or "name" not in it:
+            raise InputError(f"item must be {{name, reflex?, fortitude?, will?}}, got {it!r}", f"{where} items[{n}]")
+    if len(out["items"]) > 4:
+        raise InputError("at most 4 items per unit", where)
+    return out
+
+
+def _weapon(w: Any, where: str) -> dict:
+    if not isinstance(w, dict):
+        raise InputError("a weapon must be a mapping", where)
+    for k, v in w.items():
+        if k not in WEAPON_KEYS:
+            raise InputError(f"unknown weapon field '{k}'", where, f"fields: {', '.join(WEAPON_KEYS)}")
+        if not isinstance(v, WEAPON_KEYS[k]):
+            raise InputError(f"weapon field '{k}' must be {WEAPON_KEYS[k].__name__}", where)
+    for k in ("name", "kind", "damage"):
+        if k not in w:
+            raise InputError(f"weapon is missing '{k}'", where)
+    if w["kind"] not in ("melee", "ranged"):
+        raise InputError(f"weapon kind '{w['kind']}'", where, "melee or ranged")
+    parse_dice(w["damage"])
+    out = {"hands": 1, "light": False, "lightsaber": False, "double": False, "improvised": False,
+           "natural": False, "attack": 0, "modes": ["lethal"], "size": "small", **w}
+    out.setdefault("group", "melee" if w["kind"] == "melee" else "pistol")
+    if out["group"] not in RANGES:
+        raise InputError(f"weapon group '{out['group']}'", where, f"one of {', '.join(RANGES)}")
+    if out["kind"] == "ranged" and out["group"] == "melee":
+        raise InputError("a ranged weapon needs a ranged group", where, "pistol, rifle, heavy, simple or thrown")
+    bad_modes = set(out["modes"]) - {"lethal", "stun", "autofire"}
+    if bad_modes or not out["modes"]:
+        raise InputError(f"weapon modes {out['modes']}", where, "a list of lethal, stun, autofire")
+    return out
+
+
+def make_unit(uid: int, spec: dict, where: str) -> Unit:
+    """A unit from an encounter entry: template, then any stat overrides, then play state."""
+    tpl_name = spec.get("template")
+    base: dict = {}
+    if tpl_name is not None:
+        lib = templates()
+        if tpl_name not in lib:
+            raise InputError(f"unknown template '{tpl_name}'", where, f"Saga templates: {', '.join(sorted(lib))}")
+        base = copy.deepcopy(lib[tpl_name])
+    overrides = {k: v for k, v in spec.items() if k not in UNIT_KEYS}
+    base.update(overrides)
+    stats = validate_stats(base, f"{where} ({spec.get('name')})")
+    hp = spec.get("hp_now", stats["hp"])
+    if not isinstance(hp, int) or not 0 < hp <= stats["hp"]:
+        raise InputError(f"hp_now {hp!r} must be 1..{stats['hp']}", where)
+    unit = Unit(uid, str(spec["name"]), spec["side"], tuple(spec["at"]), hp, stats["hp"], stats,
+                tpl_name or "", tactics=spec.get("tactics") or {})
+    unit.state = initial_state(stats)
+    return unit
+
+
+def initial_state(stats: dict) -> dict:
+    """Play state at the start of an encounter: the first carried (not natural) weapon in hand."""
+    carried = [n for n, w in enumerate(stats["weapons"]) if not w["natural"]]
+    return {"hands": carried[:1], "modes": [0] * len(stats["weapons"]), "lost": [], "ct": 0, "prone": False,
+            "aimed": False, "recover": 0, "recover_round": -9, "winds_used": 0, "defense": 0, "no_attacks": False,
+            "attack_penalty": 0, "charged": False, "aoo_used": False, "grabbed_by": [], "grabbing": None,
+            "pinned_by": None, "aid": {}, "suppressed": 0, "active_items": []}
