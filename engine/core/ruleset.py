@@ -183,6 +183,18 @@ class Ruleset:
     def option_label(self, decision: Decision, enc: "Encounter") -> str:
         return f"option {decision.option}"
 
+    # ---- features for learning agents (numbers only; the envs package turns them into arrays) ----------
+    n_unit_features: int = 0
+
+    def unit_features(self, enc: "Encounter", unit: "Unit") -> list[float]:
+        """`n_unit_features` numbers, roughly in [-1, 1], describing a unit's ruleset state."""
+        return []
+
+    def threat_estimate(self, enc: "Encounter", attacker: "Unit", target: "Unit") -> tuple[float, float]:
+        """(hit chance, expected damage) of the attacker's best single attack on the target from where it
+        stands now; (0, 0) if it cannot attack it."""
+        return 0.0, 0.0
+
     def unit_summary(self, unit: "Unit") -> dict[str, Any]:
         """Numbers a GM wants on the map legend (defenses, conditions)."""
         return {}

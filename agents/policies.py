@@ -1,0 +1,147 @@
+"""Policies by name: `random`, `heuristic`, a MaskablePPO checkpoint path, or `zoo:<ruleset>`.
+
+A checkpoint is a MaskablePPO `.zip` with a `<name>.meta.json` beside it recording the encoding it was
+trained on (env id, ruleset, maximum units per side, map size, encoding signature). A model trained on
+another encoding is refused with a message, never run on the wrong inputs.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from engine.core.battle import Battle
+from engine.core.decision import Decision
+from engine.core.errors import InputError
+from engine.core.policy import Policy
+from engine.core.ruleset import Ruleset
+from engine.policies import rule_policy
+from engine.rulesets import get_ruleset
+from envs import env_id
+from envs.codec import ActionCodec
+from envs.observation import ObservationEncoder
+from envs.tactics_env import ENCODING_VERSION
+
+ZOO = Path(__file__).parent / "zoo"
+
+
+def meta_path(model_path: str | Path) -> Path:
+    p = Path(model_path)
+    return p.with_name(p.name.removesuffix(".zip") + ".meta.json")
+
+
+def write_meta(model_path: str | Path, ruleset: Ruleset, max_per_side: int, map_size: tuple[int, int],
+               **extra) -> dict:
+    codec = ActionCodec(ruleset, max_per_side, *map_size)
+    enc = ObservationEncoder(ruleset, max_per_side, *map_size)
+    meta = {"env_id": env_id(ruleset), "ruleset": ruleset.id, "max_per_side": max_per_side,
+            "map_size": list(map_size), "encoding_signature": f"v{ENCODING_VERSION}-{codec.signature}-{enc.size}",
+            **extra}
+    meta_path(model_path).write_text(json.dumps(meta, indent=2))
+    return meta
+
+
+class MaskablePolicy(Policy):
+    """A trained MaskablePPO model as an engine Policy. It always predicts with the action mask."""
+
+    def __init__(self, path: str | Path, ruleset: Ruleset | None = None, deterministic: bool = True,
+                 seed: int | None = 0):
+        import torch
+        from sb3_contrib import MaskablePPO
+
+        path = Path(path)
+        if not path.exists():
+            raise InputError(f"no model at {path}", str(path), "give a .zip saved by `tactician train`")
+        mp = meta_path(path)
+        if not mp.exists():
+            raise InputError(f"{mp.name} is missing beside the model", str(path),
+                             "models need the .meta.json written by `tactician train`")
+        meta = json.loads(mp.read_text())
+        self.ruleset = ruleset or get_ruleset(meta["ruleset"])
+        if meta["ruleset"] != self.ruleset.id:
+            raise InputError(f"the model plays {meta['ruleset']}, not {self.ruleset.id}", str(path))
+        self.max_per_side, (w, h) = meta["max_per_side"], meta["map_size"]
+        self.codec = ActionCodec(self.ruleset, self.max_per_side, w, h)
+        self.encoder = ObservationEncoder(self.ruleset, self.max_per_side, w, h)
+        mine = f"v{ENCODING_VERSION}-{self.codec.signature}-{self.encoder.size}"
+        if meta["encoding_signature"] != mine:
+            raise InputError(f"the model was trained on encoding {meta['encoding_signature']} "
+                             f"({meta['env_id']}), this version encodes {mine} ({env_id(self.ruleset)})",
+                             str(path), "retrain the model with this version (tactician train)")
+        torch.set_num_threads(1)
+        self.model = MaskablePPO.load(str(path), device="cpu")
+        if self.model.action_space.n != self.codec.n or self.model.observation_space.shape != (self.encoder.size,):
+            raise InputError("the model's spaces do not match its recorded encoding", str(path))
+        self.meta, self.deterministic, self.name = meta, deterministic, str(path)
+        self._rng = np.random.default_rng(seed)
+        self._obs = np.zeros(self.encoder.size, dtype=np.float32)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+    def fits(self, battle: Battle) -> str | None:
+        """Why this model cannot play the battle's encounter (map too big, too many units), or None."""
+        g = battle.enc.grid
+        w, h = self.meta["map_size"]
+        if g.width > w or g.height > h:
+            return f"the map is {g.width}x{g.height}; the model takes up to {w}x{h}"
+        for side in battle.enc.sides():
+            if sum(u.side == side for u in battle.enc.units) > self.max_per_side:
+                return f"side {side} has more than {self.max_per_side} units"
+        return None
+
+    def probabilities(self, battle: Battle) -> tuple[np.ndarray, np.ndarray]:
+        """(probabilities over the action space, mask) for the acting unit, with the mask applied."""
+        import torch
+
+        enc, actor = battle.enc, battle.enc.actor
+        mask = self.codec.mask(battle.legal(), enc, actor)
+        obs = self.encoder.encode(enc, actor, self._obs)
+        with torch.no_grad():
+            t = torch.as_tensor(obs[None, :])
+            dist = self.model.policy.get_distribution(t, action_masks=mask[None, :])
+            probs = dist.distribution.probs[0].numpy()
+        probs = np.where(mask, probs, 0.0)
+        s = probs.sum()
+        return (probs / s if s > 0 else mask / mask.sum()), mask
+
+    def rank(self, battle: Battle) -> list[tuple[Decision, float]]:
+        probs, mask = self.probabilities(battle)
+        order = np.argsort(-probs, kind="stable")
+        out = []
+        for i in order:
+            if not mask[i]:
+                break
+            d = self.codec.decode(int(i), battle.enc, battle.enc.actor)
+            if d is not None:
+                out.append((d, float(probs[i])))
+        return out
+
+    def choose(self, battle: Battle) -> Decision:
+        probs, mask = self.probabilities(battle)
+        i = int(np.argmax(probs)) if self.deterministic else int(self._rng.choice(len(probs), p=probs))
+        return self.codec.decode(i, battle.enc, battle.enc.actor)
+
+
+def zoo_model(ruleset_id: str) -> Path:
+    return ZOO / ruleset_id / "model.zip"
+
+
+def load_policy(spec: str, ruleset: Ruleset | str | None = None, seed: int | None = 0,
+                deterministic: bool = True) -> Policy:
+    """Resolve a POLICY: 'random', 'heuristic', 'zoo:<ruleset>' or a path to a checkpoint .zip."""
+    rs = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+    if spec in ("random", "heuristic"):
+        return rule_policy(spec, seed)
+    if spec.startswith("zoo:"):
+        rid = spec[4:] or (rs.id if rs else "")
+        path = zoo_model(rid)
+        if not path.exists():
+            raise InputError(f"no shipped policy for '{rid}'", spec,
+                             f"zoo policies: {', '.join(sorted(p.name for p in ZOO.iterdir() if p.is_dir())) or 'none'}")
+        return MaskablePolicy(path, rs, deterministic, seed)
+    if spec.endswith(".zip") or Path(spec).exists():
+        return MaskablePolicy(spec, rs, deterministic, seed)
+    raise InputError(f"unknown policy '{spec}'", "POLICY", "use random, heuristic, zoo:<ruleset> or a model .zip")

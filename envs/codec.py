@@ -1,0 +1,108 @@
+"""Action codec: flat Discrete index <-> engine Decision, and the mask from the legal enumeration.
+
+Layout (fixed for a ruleset, a maximum of units per side and a maximum map size):
+  [0]                         end turn
+  per catalogue action, in catalogue order:
+    target 'none'             `options` slots (which weapon, which item, ...)
+    target 'enemy' / 'unit'   `max_per_side` slots: the k-th unit of the other side (by unit id)
+    target 'ally'             `max_per_side` slots: the k-th unit of the actor's side (by unit id)
+    target 'square'           `map_w * map_h` slots: square (x, y) -> x + y * map_w
+Target slots are relative to the acting unit's side, so "attack enemy 2" means the same to the policy
+whichever side it plays; the observation lists units in the same order.
+"""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+from engine.core.decision import END, END_TURN, Decision
+from engine.core.ruleset import Ruleset
+from engine.core.state import Encounter
+from engine.core.units import Unit
+
+
+class ActionCodec:
+    def __init__(self, ruleset: Ruleset, max_per_side: int, map_w: int, map_h: int):
+        self.ruleset, self.max_per_side, self.map_w, self.map_h = ruleset, max_per_side, map_w, map_h
+        self.blocks: dict[str, tuple[int, str, int]] = {}   # action -> (start, target kind, count)
+        self.names: list[str] = [END_TURN]
+        n = 1
+        for key, spec in ruleset.catalogue.items():
+            if key == END_TURN:
+                continue
+            if spec.target == "none":
+                count = spec.options
+            elif spec.target == "square":
+                count = map_w * map_h
+            else:
+                count = max_per_side
+            self.blocks[key] = (n, spec.target, count)
+            self.names += [key] * count
+            n += count
+        self.n = n
+        self._kinds = [(start, start + count, key, kind) for key, (start, kind, count) in self.blocks.items()]
+
+    @property
+    def signature(self) -> str:
+        """Identifies the encoding; a model trained on another encoding must be refused."""
+        text = f"{self.ruleset.id}|{self.max_per_side}|{self.map_w}x{self.map_h}|" + \
+               ",".join(f"{k}:{v[1]}:{v[2]}" for k, v in self.blocks.items())
+        return hashlib.sha1(text.encode()).hexdigest()[:12]
+
+    @staticmethod
+    def side_lists(enc: Encounter, actor: Unit) -> tuple[list[int], list[int]]:
+        """(unit ids of the actor's side, unit ids of the other sides), each in id order."""
+        mine = [u.id for u in enc.units if u.side == actor.side]
+        other = [u.id for u in enc.units if u.side != actor.side]
+        return mine, other
+
+    def encode(self, d: Decision, enc: Encounter, actor: Unit, lists=None) -> int | None:
+        """Index of a decision, or None if this layout cannot express it."""
+        if d.action == END_TURN:
+            return 0
+        block = self.blocks.get(d.action)
+        if block is None:
+            return None
+        start, kind, count = block
+        if kind == "none":
+            return start + d.option if d.option < count else None
+        if kind == "square":
+            x, y = d.square
+            return start + x + y * self.map_w if x < self.map_w and y < self.map_h else None
+        mine, other = lists or self.side_lists(enc, actor)
+        pool = mine if kind == "ally" else other
+        try:
+            k = pool.index(d.target)
+        except ValueError:
+            return None
+        return start + k if k < count else None
+
+    def decode(self, index: int, enc: Encounter, actor: Unit) -> Decision | None:
+        """The decision of an index, or None if the slot names nothing (an empty unit slot)."""
+        if index == 0:
+            return END
+        for start, stop, key, kind in self._kinds:
+            if start <= index < stop:
+                k = index - start
+                if kind == "none":
+                    return Decision(key, option=k)
+                if kind == "square":
+                    return Decision(key, square=(k % self.map_w, k // self.map_w))
+                mine, other = self.side_lists(enc, actor)
+                pool = mine if kind == "ally" else other
+                return Decision(key, target=pool[k]) if k < len(pool) else None
+        return None
+
+    def mask(self, legal: list[Decision], enc: Encounter, actor: Unit) -> np.ndarray:
+        """Boolean mask over the action space: True exactly at the encodable legal decisions."""
+        m = np.zeros(self.n, dtype=bool)
+        lists = self.side_lists(enc, actor)
+        for d in legal:
+            i = self.encode(d, enc, actor, lists)
+            if i is not None:
+                m[i] = True
+        return m
+
+    def label(self, index: int) -> str:
+        return self.names[index]

@@ -1,0 +1,231 @@
+"""TacticsEnv: one Gymnasium environment for every ruleset of the engine."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any, Callable
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from engine.core.battle import Battle
+from engine.core.decision import END
+from engine.core.dice import SeededDice
+from engine.core.encounter_file import load_encounter
+from engine.core.events import Event
+from engine.core.generate import random_encounter
+from engine.core.policy import Policy
+from engine.core.state import Encounter
+from engine.policies import rule_policy
+from engine.rulesets import get_ruleset
+
+from .codec import ActionCodec
+from .observation import ObservationEncoder
+
+ENCODING_VERSION = 0
+DEFAULT_REWARDS = {"win": 1.0, "loss": -1.0, "draw": 0.0, "damage_dealt": 0.5, "damage_taken": 0.5,
+                   "downed": 0.25, "lost": 0.25, "illegal": 0.01}
+
+
+class TacticsEnv(gym.Env):
+    """Tactical combat under one ruleset; the learner plays one side, `step()` plays everyone else.
+
+    ## Action Space
+    `Discrete(n)`: end turn, then for each action of the ruleset's catalogue its option / target /
+    square slots (see `envs.codec.ActionCodec`). Only the slots in `action_masks()` (also in
+    `info["action_mask"]`) are legal now; the mask is derived from the ruleset's `legal_actions`. An
+    action outside the mask changes nothing and returns a small penalty with `info["illegal"] = True`.
+
+    ## Observation Space
+    `Box(-5, 5, (size,), float32)`: globals (round, budget left, phase), a row per unit (the acting unit,
+    its allies, the other side; position, HP, the ruleset's features, attack estimates both ways) and map
+    planes around the acting unit (see `envs.observation.ObservationEncoder`).
+
+    ## Rewards
+    +`win` / `loss` / `draw` at the end; shaping from events: `damage_dealt` and `damage_taken` (as a share
+    of the other / own side's total HP), `downed` / `lost` per unit put out of the fight; `-illegal` for a
+    masked-out action. Weights are configurable (`rewards=`).
+
+    ## Episode End
+    Terminated when one side (or none) is left standing; truncated when the round limit is reached.
+
+    ## Arguments
+    `ruleset`, `encounters` (paths or Encounter objects; otherwise random ones from `generator` kwargs of
+    `engine.core.generate.random_encounter`), `learner_side` (a side or "random"), `opponent`
+    ("random", "heuristic", a Policy, or a callable returning one), `max_per_side`, `map_size`, `rewards`.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(self, ruleset: str = "saga", encounters: list[str | Path | Encounter] | None = None,
+                 generator: dict[str, Any] | None = None, learner_side: str = "random",
+                 opponent: str | Policy | Callable[[], Policy] = "heuristic", max_per_side: int = 4,
+                 map_size: tuple[int, int] = (16, 16), round_limit: int | None = None,
+                 rewards: dict[str, float] | None = None, record_events: bool = False,
+                 render_mode: str | None = None):
+        super().__init__()
+        self.rs = get_ruleset(ruleset)
+        self.map_w, self.map_h = map_size
+        self.max_per_side = max_per_side
+        self.codec = ActionCodec(self.rs, max_per_side, self.map_w, self.map_h)
+        self.encoder = ObservationEncoder(self.rs, max_per_side, self.map_w, self.map_h)
+        self.encounters = [e if isinstance(e, Encounter) else load_encounter(e, self.rs) for e in encounters or []]
+        for e in self.encounters:
+            self._check_fits(e)
+        self.generator = dict(generator or {})
+        self.generator.setdefault("width", self.map_w)
+        self.generator.setdefault("height", self.map_h)
+        self.learner_side = learner_side
+        if learner_side != "random" and learner_side not in self.rs.sides:
+            raise ValueError(f"learner_side '{learner_side}': use 'random' or one of {self.rs.sides}")
+        self.set_opponent(opponent)
+        self.round_limit = round_limit
+        self.rewards = {**DEFAULT_REWARDS, **(rewards or {})}
+        self.record_events = record_events
+        self.render_mode = render_mode
+        self.action_space = spaces.Discrete(self.codec.n)
+        self.observation_space = spaces.Box(-5.0, 5.0, (self.encoder.size,), np.float32)
+        self.battle: Battle | None = None
+        self.side = self.rs.sides[0]
+        self._mask = np.zeros(self.codec.n, dtype=bool)
+        self._mask[0] = True
+        self._obs = np.zeros(self.encoder.size, dtype=np.float32)
+        self.events: list[Event] = []
+
+    # ---- configuration ----------------------------------------------------------------------------
+    @property
+    def encoding_signature(self) -> str:
+        return f"v{ENCODING_VERSION}-{self.codec.signature}-{self.encoder.size}"
+
+    def set_opponent(self, opponent: str | Policy | Callable[[], Policy]) -> None:
+        """Replace the policy of the other side (takes effect at once; league training swaps it per episode)."""
+        if isinstance(opponent, str):
+            opponent = rule_policy(opponent)
+        elif not isinstance(opponent, Policy) and callable(opponent):
+            opponent = opponent()
+        self.opponent = opponent
+
+    def _check_fits(self, enc: Encounter) -> None:
+        g = enc.grid
+        if g.width > self.map_w or g.height > self.map_h:
+            raise ValueError(f"encounter '{enc.name}' is {g.width}x{g.height}; this env takes maps up to "
+                             f"{self.map_w}x{self.map_h} (raise map_size)")
+        for side in enc.sides():
+            n = sum(u.side == side for u in enc.units)
+            if n > self.max_per_side:
+                raise ValueError(f"encounter '{enc.name}' has {n} units on side {side}; max_per_side is "
+                                 f"{self.max_per_side}")
+
+    # ---- gymnasium API -------------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        r = self.np_random
+        sub = int(r.integers(2**31))
+        if self.encounters:
+            enc = self.encounters[int(r.integers(len(self.encounters)))].clone()
+        else:
+            enc = random_encounter(self.rs, random.Random(sub), **self.generator)
+            self._check_fits(enc)
+        if self.round_limit:
+            enc.round_limit = self.round_limit
+        if options and "learner_side" in options:
+            self.side = options["learner_side"]
+        elif self.learner_side == "random":
+            self.side = self.rs.sides[int(r.integers(len(self.rs.sides)))]
+        else:
+            self.side = self.learner_side
+        self.battle = Battle(enc, self.rs, SeededDice(sub))
+        self.opponent.reset(sub)
+        self.events = self.battle.start()
+        self._totals = {s: sum(u.max_hp for u in enc.units if u.side == s) for s in enc.sides()}
+        self._reward_from(self.events)
+        self._play_others()
+        return self._observe(), self._info()
+
+    def step(self, action: int):
+        b = self.battle
+        action = int(action)
+        if b is None:
+            raise RuntimeError("call reset() before step()")
+        if not (0 <= action < self.codec.n) or not self._mask[action]:
+            info = self._info()
+            info["illegal"] = True
+            return self._obs.copy(), -self.rewards["illegal"], False, False, info
+        d = self.codec.decode(action, b.enc, b.enc.actor)
+        events = b.step(d)
+        self.events = list(events) if self.record_events else []
+        reward = self._reward_from(events)
+        reward += self._play_others()
+        terminated = b.over and not (b.enc.winner == "draw" and b.enc.round > b.enc.round_limit)
+        truncated = b.over and not terminated
+        if b.over:
+            w = b.enc.winner
+            reward += self.rewards["win"] if w == self.side else self.rewards["draw"] if w == "draw" \
+                else self.rewards["loss"]
+        return self._observe(), float(reward), terminated, truncated, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions now (MaskablePPO reads this from the env class itself)."""
+        return self._mask.copy()
+
+    def render(self):
+        if self.battle is None:
+            return ""
+        enc = self.battle.enc
+        rows = [list(r) for r in enc.grid.to_rows()]
+        for u in enc.units:
+            if u.active:
+                x, y = u.pos
+                rows[y][x] = str(u.id % 10) if u.side == self.side else chr(ord("a") + u.id % 26)
+        return "\n".join("".join(r) for r in rows) + f"\nround {enc.round}, learner {self.side}\n"
+
+    # ---- internals ------------------------------------------------------------------------------------
+    def _play_others(self) -> float:
+        """Let every non-learner unit act until it is a learner unit's turn or the battle ends."""
+        b = self.battle
+        reward = 0.0
+        while not b.over and b.enc.actor.side != self.side:
+            d = self.opponent.choose(b)
+            events = b.step(d)
+            if self.record_events:
+                self.events += events
+            reward += self._reward_from(events)
+        return reward
+
+    def _reward_from(self, events: list[Event]) -> float:
+        w, units, side = self.rewards, self.battle.enc.units, self.side
+        r = 0.0
+        for e in events:
+            if e.kind == "damage" and e.target is not None:
+                t = units[e.target]
+                total = max(1, self._totals.get(t.side, 1))
+                amount = e.data.get("amount", 0)
+                r += (-w["damage_taken"] if t.side == side else w["damage_dealt"]) * amount / total
+            elif e.kind == "down" and e.target is not None:
+                r += -w["lost"] if units[e.target].side == side else w["downed"]
+        return r
+
+    def _observe(self) -> np.ndarray:
+        b = self.battle
+        enc = b.enc
+        actor = enc.actor
+        if actor is None or b.over:
+            actor = next((u for u in enc.units if u.side == self.side and u.active),
+                         next(u for u in enc.units if u.side == self.side))
+            self._mask = np.zeros(self.codec.n, dtype=bool)
+            self._mask[0] = True
+        else:
+            self._mask = self.codec.mask(b.legal(), enc, actor)
+        self.encoder.encode(enc, actor, self._obs)
+        return self._obs.copy()
+
+    def _info(self) -> dict:
+        b = self.battle
+        info = {"action_mask": self._mask.copy(), "learner_side": self.side}
+        if b is not None and b.over:
+            info["winner"] = b.enc.winner
+            info["rounds"] = b.enc.round
+        if self.record_events:
+            info["events"] = self.events
+        return info
