@@ -12,7 +12,7 @@ from typing import Callable
 
 from .errors import InputError
 
-_EXPR = re.compile(r"^\s*(\d*)\s*d\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$|^\s*([+-]?\d+)\s*$")
+_EXPR = re.compile(r"^\s*(\d*)\s*d\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$|^\s*([+-]?\d+)\s*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +56,7 @@ def parse_dice(text: str | int) -> DiceExpr:
         return DiceExpr(0, 1, int(m.group(5)))
     count = int(m.group(1) or 1)
     sides = int(m.group(2))
-    if sides < 1 or count > 100:
+    if sides < 1 or not 1 <= count <= 100:
         raise InputError(f"'{text}' is not a usable dice expression", fix="use 1-100 dice of at least 1 side")
     bonus = int(m.group(4) or 0) * (-1 if m.group(3) == "-" else 1)
     return DiceExpr(count, sides, bonus)
