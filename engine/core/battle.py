@@ -116,6 +116,7 @@ class Battle:
                 return events
             unit = enc.units[enc.order[enc.turn]]
             if rs.can_act(enc, unit):
+                enc.version += 1  # a new actor: legal() cached for the previous one is stale
                 enc.budget = rs.new_budget(enc, unit)
                 enc.flags = {}
                 events.append(Event("turn_start", unit.id, round=enc.round, phase=self.phase))
