@@ -6,9 +6,12 @@ Layout (fixed for a ruleset, a maximum of units per side and a maximum map size)
     target 'none'             `options` slots (which weapon, which item, ...)
     target 'enemy' / 'unit'   `max_per_side` slots: the k-th unit of the other side (by unit id)
     target 'ally'             `max_per_side` slots: the k-th unit of the actor's side (by unit id)
-    target 'square'           `map_w * map_h` slots: square (x, y) -> x + y * map_w
-Target slots are relative to the acting unit's side, so "attack enemy 2" means the same to the policy
-whichever side it plays; the observation lists units in the same order.
+    target 'square'           `(2R+1)^2` slots: a window of radius R around the acting unit,
+                              (x, y) -> (x - ax + R) + (y - ay + R) * (2R + 1)
+Everything is relative to the acting unit: "attack enemy 2" means the same to the policy whichever side
+it plays (the observation lists units in the same order), and "move 3 squares east" is the same slot
+wherever it stands. Squares beyond the window (a run longer than R squares) cannot be expressed; they
+are legal for the engine but absent from the mask.
 """
 from __future__ import annotations
 
@@ -23,8 +26,10 @@ from engine.core.units import Unit
 
 
 class ActionCodec:
-    def __init__(self, ruleset: Ruleset, max_per_side: int, map_w: int, map_h: int):
+    def __init__(self, ruleset: Ruleset, max_per_side: int, map_w: int, map_h: int, radius: int = 8):
         self.ruleset, self.max_per_side, self.map_w, self.map_h = ruleset, max_per_side, map_w, map_h
+        self.radius = radius
+        self.side = 2 * radius + 1
         self.blocks: dict[str, tuple[int, str, int]] = {}   # action -> (start, target kind, count)
         self.names: list[str] = [END_TURN]
         n = 1
@@ -34,7 +39,7 @@ class ActionCodec:
             if spec.target == "none":
                 count = spec.options
             elif spec.target == "square":
-                count = map_w * map_h
+                count = self.side * self.side
             else:
                 count = max_per_side
             self.blocks[key] = (n, spec.target, count)
@@ -46,7 +51,7 @@ class ActionCodec:
     @property
     def signature(self) -> str:
         """Identifies the encoding; a model trained on another encoding must be refused."""
-        text = f"{self.ruleset.id}|{self.max_per_side}|{self.map_w}x{self.map_h}|" + \
+        text = f"{self.ruleset.id}|{self.max_per_side}|{self.map_w}x{self.map_h}|r{self.radius}|" + \
                ",".join(f"{k}:{v[1]}:{v[2]}" for k, v in self.blocks.items())
         return hashlib.sha1(text.encode()).hexdigest()[:12]
 
@@ -68,8 +73,9 @@ class ActionCodec:
         if kind == "none":
             return start + d.option if d.option < count else None
         if kind == "square":
-            x, y = d.square
-            return start + x + y * self.map_w if x < self.map_w and y < self.map_h else None
+            R = self.radius
+            i, j = d.square[0] - actor.pos[0] + R, d.square[1] - actor.pos[1] + R
+            return start + i + j * self.side if 0 <= i < self.side and 0 <= j < self.side else None
         mine, other = lists or self.side_lists(enc, actor)
         pool = mine if kind == "ally" else other
         try:
@@ -88,7 +94,8 @@ class ActionCodec:
                 if kind == "none":
                     return Decision(key, option=k)
                 if kind == "square":
-                    return Decision(key, square=(k % self.map_w, k // self.map_w))
+                    R = self.radius
+                    return Decision(key, square=(actor.pos[0] + k % self.side - R, actor.pos[1] + k // self.side - R))
                 mine, other = self.side_lists(enc, actor)
                 pool = mine if kind == "ally" else other
                 return Decision(key, target=pool[k]) if k < len(pool) else None

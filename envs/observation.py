@@ -23,7 +23,7 @@ BASE_UNIT = 9 + 4
 
 
 class ObservationEncoder:
-    def __init__(self, ruleset: Ruleset, max_per_side: int, map_w: int, map_h: int, radius: int = 5):
+    def __init__(self, ruleset: Ruleset, max_per_side: int, map_w: int, map_h: int, radius: int = 7):
         self.ruleset, self.max_per_side, self.map_w, self.map_h, self.radius = \
             ruleset, max_per_side, map_w, map_h, radius
         self.slot_names = list(ruleset.economy.slots)
