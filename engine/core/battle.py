@@ -102,10 +102,7 @@ class Battle:
 
     # ---- internals ----------------------------------------------------------------------------------
     def _commit(self, actor, decision: Decision) -> list[Event]:
-        spec = self.ruleset.catalogue[decision.action]
-        self.ruleset.economy.pay(self.enc.budget, spec.cost, times=spec.times)
-        self.enc.pending.setdefault(actor.id, []).append(decision)
-        return [Event("committed", actor.id, action=decision.action)]
+        return self.ruleset.commit(self.enc, actor, decision)
 
     def _begin_turn(self, first: bool = False) -> list[Event]:
         """Start the turn of the unit at `enc.turn`, skipping those that cannot act."""

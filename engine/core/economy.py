@@ -2,11 +2,12 @@
 
 One model carries every ruleset here: a budget is a dict of named counters; a cost names a counter and
 an amount; `trades` lists, per cost, which counters may pay it, cheapest first; a full-round cost needs
-every counter of `full_round_needs` untouched and empties the budget.
+every counter of `full_round_needs` untouched and empties those counters (all of them when none are named);
+counters outside it (the starship's 500-ft shift, a free object interaction) stay.
 
 - Saga: {standard: 1, move: 1, swift: 1}; move may be paid by standard; swift by move or standard.
 - 5e-style: {action: 1, bonus: 1, object: 1, feet: 30}; movement is an amount of the `feet` pool.
-- Starship: {move: 2, attack: 1}; full-round needs both untouched.
+- Starship: {move: 2, attack: 1, shift: 1}; full-round needs move and attack untouched, keeps the shift.
 """
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ class Economy:
         if cost == "free":
             return []
         if cost == self.full_round:
-            for k in budget:
+            for k in (self.full_round_needs or tuple(budget)):
                 budget[k] = 0
             return [self.full_round]
         paid = []

@@ -148,15 +148,33 @@ class Ruleset:
         """Resolve a legal decision in place; returns what happened."""
         raise NotImplementedError
 
+    def commit(self, enc: "Encounter", actor: "Unit", decision: Decision) -> list[Event]:
+        """Record a decision of a simultaneous phase unresolved: pay its cost now (so the budget and the
+        legal set shrink as in a normal turn) and keep it in `enc.pending` until the phase resolves.
+        The event names no action, so other sides learn only that the actor has committed."""
+        spec = self.catalogue[decision.action]
+        self.economy.pay(enc.budget, spec.cost, times=spec.times)
+        enc.pending.setdefault(actor.id, []).append(decision)
+        return [Event("committed", actor.id)]
+
     def resolve_simultaneous(self, enc: "Encounter", phase: str, pending: dict[int, list[Decision]],
                              dice: "Dice") -> list[Event]:
-        """Resolve a simultaneous phase's committed decisions together (phased rulesets only)."""
+        """Resolve a simultaneous phase's committed decisions together (phased rulesets only).
+
+        Default: each unit's decisions are applied in commit order, as on its own turn (fresh budget and
+        turn flags), and every committed decision lands, even one whose maker was downed earlier in the
+        same resolution: choices were made at the same moment. Override for finer simultaneity.
+        """
         events: list[Event] = []
-        for uid, decisions in pending.items():
-            unit = enc.units[uid]
-            for d in decisions:
-                if unit.active:
+        budget, flags = enc.budget, enc.flags
+        try:
+            for uid, decisions in pending.items():
+                unit = enc.units[uid]
+                enc.budget, enc.flags = self.new_budget(enc, unit), {}
+                for d in decisions:
                     events += self.apply(enc, unit, d, dice)
+        finally:
+            enc.budget, enc.flags = budget, flags
         return events
 
     def estimate(self, enc: "Encounter", actor: "Unit", decision: Decision) -> Estimate:

@@ -116,26 +116,77 @@ class Encounter:
         if d.get("format") != STATE_FORMAT:
             raise InputError(f"state format {d.get('format')!r} is not {STATE_FORMAT}", "format",
                              "save the state again with this version of tactician")
+        m = _get(d, "map", dict, "map")
+        rows = _get(m, "rows", list, "map.rows")
+        if not all(isinstance(r, str) for r in rows):
+            raise InputError("map rows must be strings", "map.rows", _FIX)
+        legend = _get(m, "legend", dict, "map.legend", {})
+        grid = Grid(rows, legend, _get(m, "metric", str, "map.metric", "alternating"))
+        w = grid.width * grid.height
+        for key in ("open_doors", "broken"):
+            sq = _get(m, key, list, f"map.{key}", [])
+            if not all(isinstance(i, int) and 0 <= i < w for i in sq):
+                raise InputError(f"'{key}' must list square numbers 0..{w - 1}", f"map.{key}", _FIX)
+            setattr(grid, key, set(sq))
+        units = []
+        for n, u in enumerate(_get(d, "units", list, "units")):
+            units.append(_unit(u, f"units[{n}]"))
+        enc = Encounter(_get(d, "ruleset", str, "ruleset"), _get(d, "name", str, "name", ""), grid, units,
+                        _get(d, "round_limit", int, "round_limit", 20))
+        enc.round = _get(d, "round", int, "round")
+        enc.order = _get(d, "order", list, "order")
+        enc.turn = _get(d, "turn", int, "turn")
+        enc.phase_index = _get(d, "phase_index", int, "phase_index", 0)
         try:
-            m = d["map"]
-            grid = Grid(m["rows"], m.get("legend"), m.get("metric", "alternating"))
-            grid.open_doors = set(m.get("open_doors", []))
-            grid.broken = set(m.get("broken", []))
-            units = [Unit.from_dict(u) for u in d["units"]]
-            enc = Encounter(d["ruleset"], d.get("name", ""), grid, units, d.get("round_limit", 20))
-            enc.round, enc.order = int(d["round"]), [int(i) for i in d["order"]]
-            enc.initiative = {int(k): v for k, v in d.get("initiative", {}).items()}
-            enc.turn, enc.phase_index = int(d["turn"]), int(d.get("phase_index", 0))
-            enc.pending = {int(k): [Decision.from_dict(x) for x in v] for k, v in d.get("pending", {}).items()}
-            enc.budget = {str(k): int(v) for k, v in d["budget"].items()}
-            enc.flags, enc.extra = dict(d.get("flags", {})), dict(d.get("extra", {}))
-            enc.winner = d.get("winner")
-        except KeyError as e:
-            raise InputError(f"missing field {e}", "state", "use a state written by tactician (save / to_dict)")
-        except (TypeError, ValueError, AttributeError) as e:
-            raise InputError(f"a field has the wrong type ({e})", "state")
+            enc.order = [int(i) for i in enc.order]
+            enc.initiative = {int(k): int(v) for k, v in _get(d, "initiative", dict, "initiative", {}).items()}
+        except (TypeError, ValueError):
+            raise InputError("initiative and order must hold unit numbers", "initiative / order", _FIX)
+        pending = _get(d, "pending", dict, "pending", {})
+        try:
+            enc.pending = {int(k): [Decision.from_dict(x) for x in v] for k, v in pending.items()}
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise InputError(f"a committed decision is malformed ({e!r})", "pending", _FIX)
+        budget = _get(d, "budget", dict, "budget")
+        if not all(isinstance(v, int) for v in budget.values()):
+            raise InputError("budget values must be whole numbers", "budget", _FIX)
+        enc.budget = {str(k): v for k, v in budget.items()}
+        enc.flags = dict(_get(d, "flags", dict, "flags", {}))
+        enc.extra = dict(_get(d, "extra", dict, "extra", {}))
+        enc.winner = _get(d, "winner", (str, type(None)), "winner", None)
         _check_consistent(enc)
         return enc
+
+
+_FIX = "use a state written by tactician (save / to_dict)"
+_MISSING = object()
+
+
+def _get(d: dict, key: str, kind, path: str, default: Any = _MISSING) -> Any:
+    """d[key] checked against `kind`; InputError naming `path` when missing or of the wrong type."""
+    if key not in d:
+        if default is _MISSING:
+            raise InputError(f"missing field '{path}'", path, _FIX)
+        return default
+    v = d[key]
+    if isinstance(v, bool) and kind is int or not isinstance(v, kind):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise InputError(f"field '{path}' is {type(v).__name__} {v!r:.40}, expected {names}", path, _FIX)
+    return v
+
+
+def _unit(u: Any, path: str) -> Unit:
+    if not isinstance(u, dict):
+        raise InputError(f"'{path}' must be an object", path, _FIX)
+    pos = _get(u, "pos", list, f"{path}.pos")
+    if len(pos) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in pos):
+        raise InputError(f"'{path}.pos' must be [x, y]", f"{path}.pos", _FIX)
+    return Unit(_get(u, "id", int, f"{path}.id"), _get(u, "name", str, f"{path}.name"),
+                _get(u, "side", str, f"{path}.side"), tuple(pos), _get(u, "hp", int, f"{path}.hp"),
+                _get(u, "max_hp", int, f"{path}.max_hp"), _get(u, "stats", dict, f"{path}.stats"),
+                _get(u, "template", str, f"{path}.template", ""), _get(u, "state", dict, f"{path}.state", {}),
+                _get(u, "tactics", dict, f"{path}.tactics", {}), _get(u, "down", bool, f"{path}.down", False),
+                _get(u, "dead", bool, f"{path}.dead", False))
 
 
 def _check_consistent(enc: Encounter) -> None:
