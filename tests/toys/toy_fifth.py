@@ -100,8 +100,10 @@ class Toy5e(ToyRuleset):
         ev = []
         for sq in path:
             for e in watchers:
-                if (e.active and e.state["reaction"] and self.in_reach(enc, e, a)
-                        and not self.in_reach(enc, e, a, pos=sq) and (react is None or react(enc, e, "opportunity_attack"))):
+                reach = e.stats["reach"]
+                leaves = g.distance(e.pos, a.pos) <= reach < g.distance(e.pos, sq)
+                if (leaves and e.active and e.state["reaction"]
+                        and (react is None or react(enc, e, "opportunity_attack"))):
                     e.state["reaction"] = False
                     ev.append(Event("provoked", a.id, e.id))
                     ev += self.strike(enc, e, a, dice, "opportunity attack")

@@ -55,8 +55,11 @@ class ToyRise(ToyRuleset):
         if spec is None:
             return f"'{d.action}' is not an action of {self.name}"
         phase = self.phases[enc.phase_index]
+        own = "movement" if spec.cost == "move" else "action"
+        if own != phase:
+            return f"{spec.name} is taken in the {own} phase; this is the {phase} phase"
         if not enc.budget.get(spec.cost):
-            return f"{spec.name} belongs to the {spec.cost} phase (now: {phase} phase) or was already taken"
+            return f"{a.name} has already taken its {own} this phase"
         return f"{spec.name} is not possible for {a.name} now (out of reach, out of range or blocked)"
 
     def apply(self, enc, a, d, dice, react=None):
