@@ -126,7 +126,7 @@ def map_text(enc: "Encounter", ruleset: "Ruleset | None" = None, legend: bool = 
         for r in legend_rows(enc, ruleset):
             mark = ">" if r["acting"] else " "
             status = f" {r['status'].upper()}" if r["status"] else ""
-            summ = f"  {r['summary']}" if r["summary"] else ""
+            summ = f"  {r['summary']}" if r["summary"] and not r["status"] else ""
             lines.append(f"{mark}{r['marker']} {r['name']:<14} {r['side']:<5} ({r['pos'][0]:>2},{r['pos'][1]:>2}) "
                          f"{r['bar']} {max(0, r['hp']):>3}/{r['max_hp']:<3}{status}{summ}")
     return "\n".join(lines)
@@ -167,7 +167,7 @@ def map_rich(enc: "Encounter", ruleset: "Ruleset | None" = None):
         bar_style = "green" if frac > 0.5 else ("yellow" if frac > 0.25 else "red")
         style = SIDE_STYLE[sides.index(u.side) % len(SIDE_STYLE)]
         name = Text(("> " if r["acting"] else "  ") + r["name"], style="bold" if r["acting"] else "")
-        status = ", ".join(x for x in (r["status"].upper(), r["summary"]) if x)
+        status = r["status"].upper() or r["summary"]
         table.add_row(Text(r["marker"], style=style), name, r["side"], f"{r['pos'][0]},{r['pos'][1]}",
                       f"{max(0, r['hp'])}/{r['max_hp']}", Text(r["bar"], style=bar_style), status)
     return Group(text, table)
