@@ -87,6 +87,20 @@ def will(u: Unit) -> int:
     return u.stats["will"] + ct_penalty(u) + item_bonus(u, "will")
 
 
+def speed(u: Unit) -> int:
+    """Speed in squares now: halved at the -10 step of the condition track."""
+    sp = u.stats["speed"]
+    return sp // 2 if u.state["ct"] >= CT_HELPLESS - 1 else sp
+
+
+def aid_bonus(u: Unit, target: Unit | None) -> int:
+    """+2 when an ally of u (not u itself) aided another against target and the bonus is unspent."""
+    if target is None:
+        return 0
+    aider = target.state["aid"].get(u.side)
+    return 2 if aider is not None and aider != u.id else 0
+
+
 def size_mod(u: Unit) -> int:
     return SIZES[u.stats["size"]]
 
@@ -115,9 +129,7 @@ def attack_bonus(u: Unit, n: int | None, target: Unit | None = None) -> int:
     if n is not None and mode(u, n) == "autofire":
         ab -= 5
     ab -= s["suppressed"]
-    if target is not None:
-        ab += target.state["aid"].get(u.side, 0)
-    return ab
+    return ab + aid_bonus(u, target)
 
 
 def damage_expr(u: Unit, n: int | None, aimed: bool = False) -> DiceExpr:
@@ -180,6 +192,7 @@ def deal_damage(enc: Encounter, src: Unit | None, t: Unit, amount: int, stun: bo
         if (amount >= threshold and not stun) or lethal_always:
             t.dead = True
         ev.append(Event("down", sid, t.id, dead=t.dead, why="0 hit points"))
+    if t.down:
         release_holds(enc, t)
     return ev
 

@@ -28,6 +28,30 @@ ATTACKS = {"melee_attack", "ranged_attack", "charge", "full_attack", "disarm", "
            "attack_held_object", "aid_attack", "suppress", "grab", "grapple", "attack_object"}
 
 
+def _doors(g) -> tuple[int, ...]:
+    """Door squares of a map (static; kept with the map's shared geometry)."""
+    geo = g._geometry
+    got = geo.__dict__.get("saga_doors")
+    if got is None:
+        got = geo.__dict__["saga_doors"] = tuple(i for i, t in enumerate(g.terrain) if t == "door")
+    return got
+
+
+def _cache(enc: Encounter) -> dict:
+    """Per-encounter memo of derived geometry (threat maps), keyed by state version.
+
+    Owned by this encounter's unit list: a clone copies the attribute but not the ownership, so a clone
+    never reads its source's entries.
+    """
+    got = enc.__dict__.get("_saga_cache")
+    if got is None or got[0] is not enc.units:
+        got = (enc.units, {})
+        enc.__dict__["_saga_cache"] = got
+    elif len(got[1]) > 64:
+        got[1].clear()
+    return got[1]
+
+
 class SagaRuleset(Ruleset):
     id = "saga"
     name = "Star Wars Saga Edition"
@@ -99,14 +123,15 @@ class SagaRuleset(Ruleset):
         sw = econ.can_pay(b, "swift")
         full = econ.can_pay(b, "full_round")
         held = s["pinned_by"] is not None
-        can_walk = not s["prone"] and not s["grabbed_by"] and not held and a.stats["speed"] > 0
+        speed = C.speed(a)
+        can_walk = not s["prone"] and not s["grabbed_by"] and not held and speed > 0
         enemies = enc.enemies(a)
         melee_w = C.first_of(a, "melee")
         ranged_w = C.first_of(a, "ranged")
         may_attack = not s["no_attacks"] and not held
 
         if mv and can_walk:
-            for i in self._move_squares(enc, a, a.stats["speed"]):
+            for i in self._move_squares(enc, a, speed):
                 out.append(Decision("move", square=g.xy(i)))
             if self._threats(enc, a).get(g.index(*a.pos)):
                 for i in self._withdraw_squares(enc, a):
@@ -116,7 +141,9 @@ class SagaRuleset(Ruleset):
                 out.append(Decision("run", square=sq))
 
         if std and may_attack:
-            two_w = self._attack_count(a) >= 2
+            two_w = full and self._attack_count(a) >= 2
+            can_grab = s["grabbing"] is None and not self._pinning(enc, a)
+            grapple_feat = "pin" in a.stats["feats"] or "trip" in a.stats["feats"]
             for e in enemies:
                 m_ok = melee_w is not None and self._in_reach(enc, a, e)
                 r_ok = ranged_w is not None and self._clear_shot(enc, a, e, ranged_w)
@@ -131,14 +158,13 @@ class SagaRuleset(Ruleset):
                         out.append(Decision("attack_held_object", e.id))
                         if m_ok or "ranged_disarm" in a.stats["feats"]:
                             out.append(Decision("disarm", e.id))
-                    if full and two_w:
+                    if two_w:
                         out.append(Decision("full_attack", e.id))
                 if melee_w is not None and can_walk and self._charge_end(enc, a, e) is not None:
                     out.append(Decision("charge", e.id))
-                if (g.distance(a.pos, e.pos) <= 1 and s["grabbing"] is None
-                        and C.size_steps(a, e) <= 1):
+                if can_grab and g.distance(a.pos, e.pos) <= 1 and C.size_steps(a, e) <= 1:
                     out.append(Decision("grab", e.id))
-                    if "pin" in a.stats["feats"] or "trip" in a.stats["feats"]:
+                    if grapple_feat:
                         out.append(Decision("grapple", e.id))
             for i in self._object_squares(enc, a, melee_w, ranged_w):
                 out.append(Decision("attack_object", square=g.xy(i)))
@@ -153,11 +179,11 @@ class SagaRuleset(Ruleset):
                 out.append(Decision("break_grab"))
 
         # draw / holster / manipulate / stand up
-        for key in ("draw", "holster"):
-            cost = "swift" if "quick_draw" in a.stats["feats"] else "move"
-            if econ.can_pay(b, cost):
-                for n in (self._drawable(a) if key == "draw" else self._holsterable(a)):
-                    out.append(Decision(key, option=n))
+        if econ.can_pay(b, self._draw_cost(a)):
+            for n in self._drawable(a):
+                out.append(Decision("draw", option=n))
+            for n in self._holsterable(a):
+                out.append(Decision("holster", option=n))
         if mv:
             for i in self._manipulable(enc, a):
                 out.append(Decision("manipulate", square=g.xy(i)))
@@ -168,11 +194,10 @@ class SagaRuleset(Ruleset):
                 out.append(Decision("stand_up_acrobatics"))
             for n in range(len(a.stats["items"])):
                 out.append(Decision("activate_item", option=n))
-            if (econ.can_pay(b, "swift", times=2) and std and not s["aimed"] and ranged_w is not None
-                    and may_attack and any(self._clear_shot(enc, a, e, ranged_w) for e in enemies)):
+            if (not s["aimed"] and ranged_w is not None and may_attack and econ.can_pay(b, "swift", times=2)
+                    and any(self._clear_shot(enc, a, e, ranged_w) for e in enemies)):
                 out.append(Decision("aim"))
-            if (a.stats["second_winds"] > s["winds_used"] and not enc.flags.get("wind")
-                    and a.hp <= a.max_hp // 2):
+            if self._wind_problem(a) is None:
                 out.append(Decision("second_wind"))
             for n in self._holsterable(a):
                 out.append(Decision("drop_item", option=n))
@@ -189,94 +214,292 @@ class SagaRuleset(Ruleset):
         spec = self.catalogue.get(d.action)
         if spec is None:
             return f"'{d.action}' is not a Saga action; see `tactician rules saga`"
-        s, b = a.state, enc.budget
+        s, b, g = a.state, enc.budget, enc.grid
+        if not self.can_act(enc, a):
+            return f"{a.name} is helpless (bottom of the condition track) and cannot act"
         if enc.flags.get("charged"):
             return "after a charge you can take no further actions this turn"
-        cost = "swift" if d.action in ("draw", "holster") and "quick_draw" in a.stats["feats"] else spec.cost
+        cost = self._draw_cost(a) if d.action in ("draw", "holster") else spec.cost
         if not self.economy.can_pay(b, cost, times=spec.times):
             left = self.economy.describe(b)
             if cost == "full_round":
-                return f"{spec.name} is a full-round action and {a.name} has already acted this turn (left: {left})"
-            return f"{spec.name} costs {spec.times if spec.times > 1 else 'a'} {cost} action; {a.name} has {left} left"
-        tgt = enc.units[d.target] if d.target is not None and 0 <= d.target < len(enc.units) else None
-        if spec.target in ("enemy", "unit", "ally") and tgt is None:
-            return f"{spec.name} needs a target"
-        if spec.target == "square" and (d.square is None or not enc.grid.inside(*d.square)):
-            return f"{spec.name} needs a square on the map"
+                return (f"{spec.name} is a full-round action: it needs the whole turn, and {a.name} has already "
+                        f"acted (left: {left})")
+            n = "two" if spec.times == 2 else "a"
+            return f"{spec.name} costs {n} {cost} action{'s' if spec.times > 1 else ''}; {a.name} has {left} left"
+        tgt = None
+        if spec.target in ("enemy", "unit", "ally"):
+            if d.target is None or not 0 <= d.target < len(enc.units):
+                return f"{spec.name} needs a target (a unit id from 0 to {len(enc.units) - 1})"
+            tgt = enc.units[d.target]
+        if spec.target == "square" and (d.square is None or not g.inside(*d.square)):
+            return f"{spec.name} needs a square on the {g.width}x{g.height} map"
+        if spec.options > 1 and not 0 <= d.option < spec.options:
+            return f"{spec.name} option {d.option} does not exist"
         if tgt is not None and spec.target == "enemy":
             if tgt.side == a.side:
                 return f"{tgt.name} is on {a.name}'s side"
             if not tgt.active:
                 return f"{tgt.name} is already out of the fight"
-        if d.action in ("move", "withdraw", "run", "charge"):
-            if s["prone"]:
-                return f"{a.name} is prone: stand up first (a move action)"
-            if s["grabbed_by"] or s["pinned_by"] is not None:
-                return f"{a.name} is held and cannot move until it breaks the grab"
-        if d.action in ("move", "withdraw", "run") and d.square is not None:
-            occ = enc.occupant(d.square)
-            if occ is not None:
-                return f"{occ.name} is standing at {d.square}"
-            if not enc.grid.passable(enc.grid.index(*d.square)):
-                return f"{d.square} is {enc.grid.kind(enc.grid.index(*d.square)).replace('_', ' ')}, not open floor"
-            if d.action == "withdraw":
-                if not self._threats(enc, a).get(enc.grid.index(*a.pos)):
-                    return f"{a.name} is not in a threatened square: just move"
-                return (f"{d.square} is not a withdrawal: the first square must leave every threatened area and "
-                        f"the whole move is at most half speed ({a.stats['speed'] // 2} squares)")
-            if d.action == "run":
-                return f"run goes in a straight line (one of 8 directions) up to {self._run_limit(a)} squares"
-            return f"{d.square} is beyond {a.name}'s speed of {a.stats['speed']} squares from {a.pos}"
-        if d.action == "melee_attack" and tgt is not None:
-            if C.first_of(a, "melee") is None:
-                return f"{a.name} holds no melee weapon (draw one first)"
-            return f"{tgt.name} is not in a square {a.name} threatens (reach {a.stats['reach']})"
-        if d.action == "ranged_attack" and tgt is not None:
-            w = C.first_of(a, "ranged")
-            if w is None:
-                return f"{a.name} holds no ranged weapon (draw one first)"
-            return self._shot_problem(enc, a, tgt, w) or "no clear shot"
-        if d.action == "charge" and tgt is not None:
-            return ("Charge needs a straight line of 2 to speed squares ending next to the target, with no low "
-                    "objects, walls or enemies in the way")
-        if d.action == "aim":
-            return "Aim needs a ranged weapon, a target in sight and two swift actions plus a standard action left"
-        if d.action == "full_attack":
-            return "Full attack needs two weapons, a double weapon or Double Attack, and a target in reach or sight"
-        if d.action == "coup_de_grace":
-            return "Coup de grace needs a helpless target within melee reach (or adjacent with a ranged weapon)"
-        if d.action == "second_wind":
-            return "a second wind needs a heroic character at or below half hit points with one left today"
-        if s["no_attacks"] and d.action in ATTACKS:
-            return f"{a.name} chose to make no attacks until its next turn"
-        return f"{spec.name} is not possible for {a.name} right now"
+        if d.action in ATTACKS:
+            if s["pinned_by"] is not None:
+                return f"{a.name} is pinned by {enc.units[s['pinned_by']].name} and cannot attack"
+            if s["no_attacks"]:
+                return f"{a.name} chose to make no attacks until its next turn (fighting defensively)"
+        why = getattr(self, f"_why_{d.action}", None)
+        reason = why(enc, a, d, tgt) if why is not None else None
+        return reason or f"{spec.name} is not possible for {a.name} right now"
+
+    # specific reasons (only called for decisions outside legal_actions) ------------------------------------
+    def _walk_problem(self, enc: Encounter, a: Unit) -> str | None:
+        s = a.state
+        if s["prone"]:
+            return f"{a.name} is prone: stand up first (a move action)"
+        if s["pinned_by"] is not None:
+            return f"{a.name} is pinned by {enc.units[s['pinned_by']].name} and cannot move"
+        if s["grabbed_by"]:
+            who = ", ".join(enc.units[i].name for i in s["grabbed_by"])
+            return f"{a.name} is grabbed by {who} and cannot move until it breaks the grab (a standard action)"
+        if C.speed(a) <= 0:
+            return f"{a.name} has speed 0"
+        return None
+
+    def _square_problem(self, enc: Encounter, sq: tuple[int, int]) -> str | None:
+        g = enc.grid
+        occ = enc.occupant(sq)
+        if occ is not None:
+            return f"{occ.name} is standing at {sq}"
+        i = g.index(*sq)
+        if not g.passable(i):
+            return f"{sq} is {g.kind(i).replace('_', ' ')}, not a square anyone can stand in"
+        return None
+
+    def _why_move(self, enc, a, d, tgt):
+        return (self._walk_problem(enc, a) or self._square_problem(enc, d.square)
+                or f"{d.square} is not reachable within {a.name}'s speed of {C.speed(a)} squares from {a.pos} "
+                   f"(enemies cannot be passed, difficult terrain and low objects cost double)")
+
+    def _why_withdraw(self, enc, a, d, tgt):
+        p = self._walk_problem(enc, a) or self._square_problem(enc, d.square)
+        if p:
+            return p
+        if not self._threats(enc, a).get(enc.grid.index(*a.pos)):
+            return f"{a.name} is not in a threatened square: just move"
+        if not self._withdraw_firsts(enc, a):
+            return f"no adjacent square takes {a.name} out of every threatened area in 1 square, so it cannot withdraw"
+        return (f"{d.square} is not a withdrawal: the first square must leave every threatened area and the whole "
+                f"move is at most half speed ({C.speed(a) // 2} squares)")
+
+    def _why_run(self, enc, a, d, tgt):
+        p = self._walk_problem(enc, a) or self._square_problem(enc, d.square)
+        if p:
+            return p
+        dx, dy = d.square[0] - a.pos[0], d.square[1] - a.pos[1]
+        if not (dx == 0 or dy == 0 or abs(dx) == abs(dy)):
+            return f"run goes in a straight line (one of the 8 directions); {d.square} is not on one from {a.pos}"
+        return (f"{d.square} is beyond {a.name}'s run of {self._run_limit(a)} squares or the line is blocked "
+                f"(walls, enemies; difficult terrain costs double)")
+
+    def _why_charge(self, enc, a, d, tgt):
+        if C.first_of(a, "melee") is None:
+            return f"{a.name} holds no melee weapon to charge with (draw one first)"
+        return self._walk_problem(enc, a) or self._charge_problem(enc, a, tgt)
+
+    def _why_melee_attack(self, enc, a, d, tgt):
+        if C.first_of(a, "melee") is None:
+            return f"{a.name} holds no melee weapon (draw one first, or grab)"
+        dist = enc.grid.distance(a.pos, tgt.pos)
+        if dist > a.stats["reach"]:
+            return f"{tgt.name} is {dist} squares away, beyond {a.name}'s reach of {a.stats['reach']}"
+        return f"a wall or closed door stands between {a.name} and {tgt.name}"
+
+    def _why_ranged_attack(self, enc, a, d, tgt):
+        w = C.first_of(a, "ranged")
+        if w is None:
+            return f"{a.name} holds no ranged weapon (draw one first)"
+        return self._shot_problem(enc, a, tgt, w)
+
+    def _reach_or_shot(self, enc, a, tgt) -> str:
+        m, r = C.first_of(a, "melee"), C.first_of(a, "ranged")
+        parts = []
+        parts.append(f"{tgt.name} is not within melee reach" if m is not None else f"{a.name} holds no melee weapon")
+        parts.append(self._shot_problem(enc, a, tgt, r) or "" if r is not None else f"holds no ranged weapon")
+        return f"{a.name} can neither strike nor shoot {tgt.name}: " + "; ".join(p for p in parts if p)
+
+    def _why_aid_attack(self, enc, a, d, tgt):
+        return self._reach_or_shot(enc, a, tgt)
+
+    _why_suppress = _why_aid_attack
+
+    def _why_attack_held_object(self, enc, a, d, tgt):
+        if not self._holding(tgt):
+            return f"{tgt.name} holds no weapon"
+        return self._reach_or_shot(enc, a, tgt)
+
+    def _why_disarm(self, enc, a, d, tgt):
+        if not self._holding(tgt):
+            return f"{tgt.name} holds nothing to disarm (natural weapons cannot be disarmed)"
+        if C.first_of(a, "melee") is not None and self._in_reach(enc, a, tgt):
+            return None
+        if "ranged_disarm" not in a.stats["feats"]:
+            return (f"{tgt.name} is not within {a.name}'s melee reach (or {a.name} holds no melee weapon); "
+                    f"disarming at range needs the Ranged Disarm talent")
+        return self._reach_or_shot(enc, a, tgt)
+
+    def _why_full_attack(self, enc, a, d, tgt):
+        if self._attack_count(a) < 2:
+            return (f"{a.name} gains no extra attack: a full attack needs two weapons in hand, a double weapon, "
+                    f"or Double Attack")
+        return self._reach_or_shot(enc, a, tgt)
+
+    def _why_grab(self, enc, a, d, tgt):
+        s = a.state
+        if s["grabbing"] is not None:
+            return f"{a.name} is already grabbing {enc.units[s['grabbing']].name} (one opponent at a time)"
+        if self._pinning(enc, a):
+            return f"{a.name} is already grappling an opponent (one at a time)"
+        if enc.grid.distance(a.pos, tgt.pos) > 1:
+            return f"{tgt.name} is not adjacent to {a.name}"
+        if C.size_steps(a, tgt) > 1:
+            return f"{tgt.name} ({tgt.stats['size']}) is more than one size category larger than {a.name}"
+        return None
+
+    def _why_grapple(self, enc, a, d, tgt):
+        if "pin" not in a.stats["feats"] and "trip" not in a.stats["feats"]:
+            return f"grappling needs the Pin or Trip feat, and {a.name} has neither (grab instead)"
+        return self._why_grab(enc, a, d, tgt)
+
+    def _why_break_grab(self, enc, a, d, tgt):
+        return f"{a.name} is neither grabbed nor pinned"
+
+    def _why_attack_object(self, enc, a, d, tgt):
+        g = enc.grid
+        i = g.index(*d.square)
+        kind = g.kind(i)
+        if kind not in ("door", "low_cover"):
+            return f"there is no object to attack at {d.square} ({kind.replace('_', ' ')}); closed doors and low objects can be"
+        if C.first_of(a, "melee") is not None and d.square in g.within(a.pos, a.stats["reach"]):
+            return None
+        if kind == "door" and C.first_of(a, "ranged") is not None:
+            return f"{a.name} has no line of sight to the door at {d.square}, or it is out of range"
+        return (f"the {kind.replace('_', ' ')} at {d.square} is out of melee reach"
+                + ("" if kind == "door" else " (low objects are attacked in melee)"))
+
+    def _why_coup_de_grace(self, enc, a, d, tgt):
+        if tgt.side == a.side:
+            return f"{tgt.name} is on {a.name}'s side"
+        if tgt.dead:
+            return f"{tgt.name} is already dead"
+        if not tgt.down:
+            return f"{tgt.name} is not helpless (a coup de grace needs a helpless, unconscious or disabled target)"
+        return (f"{tgt.name} is not within {a.name}'s melee reach, and a ranged coup de grace needs an adjacent "
+                f"target")
+
+    def _why_draw(self, enc, a, d, tgt):
+        ws = a.stats["weapons"]
+        if d.option >= len(ws):
+            return f"{a.name} carries no weapon number {d.option}"
+        w, s = ws[d.option], a.state
+        if w["natural"]:
+            return f"the {w['name']} is a natural weapon, always ready"
+        if d.option in s["lost"]:
+            return f"{a.name} no longer has the {w['name']} (dropped, disarmed or broken)"
+        if d.option in s["hands"]:
+            return f"the {w['name']} is already in hand"
+        return f"{a.name}'s hands are full: holster or drop something first"
+
+    def _why_holster(self, enc, a, d, tgt):
+        ws = a.stats["weapons"]
+        name = ws[d.option]["name"] if d.option < len(ws) else f"weapon {d.option}"
+        return f"{a.name} is not holding the {name}"
+
+    _why_drop_item = _why_holster
+
+    def _why_switch_mode(self, enc, a, d, tgt):
+        ws = a.stats["weapons"]
+        if d.option < len(ws) and d.option in self._holsterable(a):
+            return f"the {ws[d.option]['name']} has only one mode"
+        return self._why_holster(enc, a, d, tgt)
+
+    def _why_manipulate(self, enc, a, d, tgt):
+        g = enc.grid
+        i = g.index(*d.square)
+        if d.square == a.pos:
+            return f"nothing of {a.name}'s lies on its square to pick up"
+        if g.terrain[i] != "door" or i in g.broken:
+            return f"there is no door at {d.square} (and items are picked up from your own square)"
+        if g.distance(a.pos, d.square) > 1:
+            return f"the door at {d.square} is not adjacent to {a.name}"
+        if self._object_state(enc, i).get("disabled"):
+            return f"the door at {d.square} is disabled (jammed) and cannot be opened or closed"
+        return f"someone stands in the doorway at {d.square}"
+
+    def _why_stand_up(self, enc, a, d, tgt):
+        return f"{a.name} is not prone"
+
+    def _why_stand_up_acrobatics(self, enc, a, d, tgt):
+        if not a.state["prone"]:
+            return f"{a.name} is not prone"
+        return f"{a.name} is not trained in Acrobatics: standing up is a move action"
+
+    def _why_fall_prone(self, enc, a, d, tgt):
+        return f"{a.name} is already prone"
+
+    def _why_activate_item(self, enc, a, d, tgt):
+        return f"{a.name} has no item number {d.option} ({len(a.stats['items'])} items)"
+
+    def _why_aim(self, enc, a, d, tgt):
+        if a.state["aimed"]:
+            return f"{a.name} has already aimed; the next attack gets the benefit"
+        r = C.first_of(a, "ranged")
+        if r is None:
+            return f"aiming lines up a ranged attack and {a.name} holds no ranged weapon"
+        return f"{a.name} has no enemy in sight and range with a clear line of fire to aim at"
+
+    def _why_second_wind(self, enc, a, d, tgt):
+        return self._wind_problem(a)
+
+    def _why_recover(self, enc, a, d, tgt):
+        if a.stats["persistent"]:
+            return f"{a.name} has a persistent condition: recovering does not help"
+        return f"{a.name} is already at the top of the condition track"
 
     # ---- resolution -------------------------------------------------------------------------------------------
     def apply(self, enc: Encounter, a: Unit, d: Decision, dice: Dice, react: React | None = None) -> list[Event]:
         spec = self.catalogue[d.action]
-        cost = "swift" if d.action in ("draw", "holster") and "quick_draw" in a.stats["feats"] else spec.cost
+        cost = self._draw_cost(a) if d.action in ("draw", "holster") else spec.cost
         paid = self.economy.pay(enc.budget, cost, times=spec.times)
         if d.action not in ("ranged_attack", "aim", "full_attack", "attack_held_object", "disarm"):
             a.state["aimed"] = False
         ev = [Event("action", a.id, d.target, action=d.action, square=d.square, option=d.option, paid=paid)]
         ev += getattr(self, f"_r_{d.action}")(enc, a, d, dice, react)
+        enc.__dict__.pop("_saga_cache", None)  # the state changed under the same version number
         return ev
 
     # attacks -----------------------------------------------------------------------------------
     def _attack(self, enc: Encounter, a: Unit, t: Unit, n: int | None, dice: Dice, *, bonus: int = 0,
                 defense: int | None = None, damage: bool = True, why: str = "attack", ignore_cover: bool = False,
                 auto_crit: bool = False, half_on_miss: bool = False) -> tuple[bool, list[Event]]:
-        """One attack roll of a against t with weapon n (None: unarmed). Returns (hit, events)."""
+        """One attack roll of a against t with weapon n (None: unarmed). Returns (hit, events).
+
+        A ranged attack after Aim ignores cover (`ignore_cover`), gets Careful Shot's +1 and Deadeye's die;
+        an autofire (area) attack gets none of it, as Aim gives no benefit to area attacks.
+        """
         g = enc.grid
         melee = n is None or C.weapon(a, n)["kind"] == "melee"
         ab = C.attack_bonus(a, n, t) + bonus
         notes = []
+        aimed = not melee and a.state["aimed"] and C.mode(a, n) != "autofire"
+        if not aimed:
+            ignore_cover = False
         if not melee and n is not None:
             band = C.range_band(C.weapon(a, n), g.distance(a.pos, t.pos)) or 0
             ab += C.BAND_PENALTY[band]
             notes.append(C.BANDS[band])
-            if a.state["aimed"] and "careful_shot" in a.stats["feats"]:
-                ab += 1
+            if aimed:
+                notes.append("aimed")
+                if "careful_shot" in a.stats["feats"]:
+                    ab += 1
         if defense is None:
             defense = C.reflex(t, melee=melee)
             if not melee and not ignore_cover:
@@ -284,16 +507,22 @@ class SagaRuleset(Ruleset):
                 if cov != "none":
                     defense += C.COVER_BONUS[cov]
                     notes.append(f"{cov} cover")
+        aided = C.aid_bonus(a, t)
+        if aided:
+            notes.append("aided +2")
         face = 20 if auto_crit else dice.d20(f"{a.name}'s {why} on {t.name}")
         total = face + ab
         hit = face == 20 or (face != 1 and total >= defense)
-        t.state["aid"].pop(a.side, None)
-        a.state["suppressed"] = 0
+        if aided:
+            t.state["aid"].pop(a.side, None)
+        if a.state["suppressed"]:
+            notes.append("suppressed -2")
+            a.state["suppressed"] = 0
         ev = [Event("attack", a.id, t.id, face=face, bonus=ab, total=total, defense=defense, hit=hit, why=why,
                     weapon=C.weapon(a, n)["name"] if n is not None else "unarmed", notes=notes)]
         if damage and (hit or half_on_miss):
             stun = n is not None and C.mode(a, n) == "stun"
-            expr = C.damage_expr(a, n, aimed=a.state["aimed"] and not melee)
+            expr = C.damage_expr(a, n, aimed=aimed)
             amount, faces = dice.roll(expr, f"{a.name}'s damage on {t.name}")
             if face == 20 or auto_crit:
                 amount *= 2
@@ -321,23 +550,34 @@ class SagaRuleset(Ruleset):
                                  half_on_miss=auto)
         return ev + more
 
+    def _weapon_for(self, enc, a, t, dice, react) -> tuple[int | None, list[Event]]:
+        """Melee weapon if t is in reach, else the ranged one (a shot in a threatened square provokes)."""
+        m = C.first_of(a, "melee")
+        if m is not None and self._in_reach(enc, a, t):
+            return m, []
+        return C.first_of(a, "ranged"), self._provoke_shot(enc, a, dice, react)
+
     def _r_aid_attack(self, enc, a, d, dice, react):
         t = enc.units[d.target]
-        n = C.first_of(a, "melee") if self._in_reach(enc, a, t) else C.first_of(a, "ranged")
-        hit, ev = self._attack(enc, a, t, n, dice, defense=10, damage=False, why="aid another")
+        n, ev = self._weapon_for(enc, a, t, dice, react)
+        if not a.active:
+            return ev
+        hit, more = self._attack(enc, a, t, n, dice, defense=10, damage=False, why="aid another")
         if hit:
-            t.state["aid"][a.side] = 2
-            ev.append(Event("aided", a.id, t.id, bonus=2))
-        return ev
+            t.state["aid"][a.side] = a.id
+            more.append(Event("aided", a.id, t.id, bonus=2))
+        return ev + more
 
     def _r_suppress(self, enc, a, d, dice, react):
         t = enc.units[d.target]
-        n = C.first_of(a, "melee") if self._in_reach(enc, a, t) else C.first_of(a, "ranged")
-        hit, ev = self._attack(enc, a, t, n, dice, defense=10, damage=False, why="suppression")
+        n, ev = self._weapon_for(enc, a, t, dice, react)
+        if not a.active:
+            return ev
+        hit, more = self._attack(enc, a, t, n, dice, defense=10, damage=False, why="suppression")
         if hit:
             t.state["suppressed"] = 2
-            ev.append(Event("suppressed", a.id, t.id, penalty=-2))
-        return ev
+            more.append(Event("suppressed", a.id, t.id, penalty=-2))
+        return ev + more
 
     def _r_charge(self, enc, a, d, dice, react):
         t = enc.units[d.target]
@@ -372,16 +612,20 @@ class SagaRuleset(Ruleset):
 
     def _r_disarm(self, enc, a, d, dice, react):
         t = enc.units[d.target]
-        ranged = not self._in_reach(enc, a, t) or C.first_of(a, "melee") is None
-        n = C.first_of(a, "ranged") if ranged else C.first_of(a, "melee")
+        n, ev = self._weapon_for(enc, a, t, dice, react)
+        if not a.active:
+            return ev
+        ranged = C.weapon(a, n)["kind"] == "ranged"
         victim = next(k for k in t.state["hands"] if k not in t.state["lost"])
-        bonus = (5 if "improved_disarm" in a.stats["feats"] else 0) - (5 if C.two_handed_grip(t, victim) else 0)
-        hit, ev = self._attack(enc, a, t, n, dice, bonus=bonus, defense=C.reflex(t, melee=not ranged) + 10,
-                               damage=False, why="disarm")
+        improved = "improved_disarm" in a.stats["feats"]
+        bonus = (5 if improved and not ranged else 0) - (5 if C.weapon(t, victim)["hands"] >= 2 else 0)
+        hit, more = self._attack(enc, a, t, n, dice, bonus=bonus, defense=C.reflex(t, melee=not ranged) + 10,
+                                 damage=False, why="disarm")
+        ev += more
         if hit:
             self._lose_weapon(enc, t, victim, "disarmed")
             ev.append(Event("disarmed", a.id, t.id, weapon=C.weapon(t, victim)["name"]))
-        elif not ranged and "improved_disarm" not in a.stats["feats"] and t.active:
+        elif not ranged and not improved and t.active and self._may_strike(t):
             m = C.first_of(t, "melee") if self._in_reach(enc, t, a) else None
             r = C.first_of(t, "ranged")
             use = m if m is not None else (r if r is not None and self._clear_shot(enc, t, a, r) else None)
@@ -390,24 +634,33 @@ class SagaRuleset(Ruleset):
                 ev += self._attack(enc, t, a, use, dice, why="free attack")[1]
         return ev
 
+    def _may_strike(self, u: Unit) -> bool:
+        """Whether u can make an attack outside its turn (free attack, attack of opportunity)."""
+        s = u.state
+        return u.active and s["ct"] < C.CT_HELPLESS and not s["no_attacks"] and s["pinned_by"] is None
+
     def _r_attack_held_object(self, enc, a, d, dice, react):
         t = enc.units[d.target]
-        ranged = not self._in_reach(enc, a, t) or C.first_of(a, "melee") is None
-        n = C.first_of(a, "ranged") if ranged else C.first_of(a, "melee")
+        n, ev = self._weapon_for(enc, a, t, dice, react)
+        if not a.active:
+            return ev
         victim = next(k for k in t.state["hands"] if k not in t.state["lost"])
         w = C.weapon(t, victim)
         defense = 10 + S.OBJECT_SIZE_MOD[w["size"]] + C.reflex(t, with_armor=False)
-        hit, ev = self._attack(enc, a, t, n, dice, defense=defense, damage=False, why="attack on held weapon")
+        hit, more = self._attack(enc, a, t, n, dice, defense=defense, damage=False, why="attack on held weapon")
+        ev += more
         if hit:
             dr, hp, thr = WEAPON_OBJECT.get(w["size"], (5, 5, 12))
             amount, faces = dice.roll(C.damage_expr(a, n), f"{a.name}'s damage on {w['name']}")
-            if not C.weapon(a, n)["lightsaber"]:
+            if more[0].get("face") == 20:
+                amount *= 2
+            if n is None or not C.weapon(a, n)["lightsaber"]:
                 amount = max(0, amount - dr)
             key = f"{t.id}:{victim}"
-            left = enc.extra.setdefault("object_hp", {}).get(key, hp) - amount
-            enc.extra["object_hp"][key] = max(0, left)
-            ev.append(Event("object_damage", a.id, t.id, object=w["name"], amount=amount, hp=max(0, left)))
-            if left <= 0:
+            left = max(0, enc.extra.setdefault("object_hp", {}).get(key, hp) - amount)
+            enc.extra["object_hp"][key] = left
+            ev.append(Event("object_damage", a.id, t.id, object=w["name"], amount=amount, hp=left))
+            if left == 0:
                 self._lose_weapon(enc, t, victim, "broken")
                 ev.append(Event("object_broken", a.id, t.id, object=w["name"], destroyed=amount >= thr))
         return ev
@@ -415,41 +668,57 @@ class SagaRuleset(Ruleset):
     def _r_attack_object(self, enc, a, d, dice, react):
         g = enc.grid
         i = g.index(*d.square)
-        obj = DOOR if g.terrain[i] == "door" else LOW_OBJECT
-        in_reach = g.distance(a.pos, d.square) <= a.stats["reach"] and C.first_of(a, "melee") is not None
-        n = C.first_of(a, "melee") if in_reach else C.first_of(a, "ranged")
-        face = dice.d20(f"{a.name}'s attack on the {g.kind(i).replace('_', ' ')}")
-        ab = C.attack_bonus(a, n)
-        hit = face == 20 or (face != 1 and face + ab >= obj["reflex"])
         what = g.kind(i).replace("_", " ")
-        ev = [Event("attack_object", a.id, None, square=d.square, face=face, total=face + ab,
-                    defense=obj["reflex"], hit=hit, object=what)]
-        if hit:
-            amount, _ = dice.roll(C.damage_expr(a, n), f"{a.name}'s damage on the {what}")
-            if not C.weapon(a, n)["lightsaber"]:
-                amount = max(0, amount - obj["dr"])
-            objs = enc.extra.setdefault("objects", {})
-            key = str(i)
-            hp = objs.get(key, {"hp": obj["hp"], "ct": 0})
-            hp["hp"] = max(0, hp["hp"] - amount)
-            if amount >= obj["threshold"]:
-                hp["ct"] += 1
-            objs[key] = hp
-            ev.append(Event("object_damage", a.id, None, square=d.square, object=what, amount=amount, hp=hp["hp"]))
-            if hp["hp"] == 0 or hp["ct"] >= 5:
-                g.broken.add(i)
-                ev.append(Event("object_broken", a.id, None, square=d.square, object=what,
-                                destroyed=amount >= obj["threshold"]))
+        obj = DOOR if g.terrain[i] == "door" else LOW_OBJECT
+        m = C.first_of(a, "melee")
+        ev: list[Event] = []
+        notes = []
+        if m is not None and d.square in g.within(a.pos, a.stats["reach"]):
+            n, ab = m, C.attack_bonus(a, m)
+        else:
+            n = C.first_of(a, "ranged")
+            ev += self._provoke_shot(enc, a, dice, react)
+            if not a.active:
+                return ev
+            band = C.range_band(C.weapon(a, n), g.distance(a.pos, d.square))
+            ab = C.attack_bonus(a, n) + C.BAND_PENALTY[band]
+            notes.append(C.BANDS[band])
+        face = dice.d20(f"{a.name}'s attack on the {what}")
+        hit = face == 20 or (face != 1 and face + ab >= obj["reflex"])
+        ev.append(Event("attack_object", a.id, None, square=d.square, face=face, bonus=ab, total=face + ab,
+                        defense=obj["reflex"], hit=hit, object=what, notes=notes))
+        if not hit:
+            return ev
+        amount, _ = dice.roll(C.damage_expr(a, n), f"{a.name}'s damage on the {what}")
+        if face == 20:
+            amount *= 2
+        if not C.weapon(a, n)["lightsaber"]:
+            amount = max(0, amount - obj["dr"])
+        st = enc.extra.setdefault("objects", {}).setdefault(str(i), {"hp": obj["hp"], "ct": 0, "disabled": False})
+        st["hp"] = max(0, st["hp"] - amount)
+        if amount >= obj["threshold"]:
+            st["ct"] += 1
+        ev.append(Event("object_damage", a.id, None, square=d.square, object=what, amount=amount, hp=st["hp"]))
+        if st["hp"] == 0 and amount >= obj["threshold"]:
+            g.broken.add(i)  # destroyed: the square is open floor from now on
+            ev.append(Event("object_broken", a.id, None, square=d.square, object=what, destroyed=True))
+        elif (st["hp"] == 0 or st["ct"] >= 5) and not st["disabled"]:
+            st["disabled"] = True  # disabled: still there (a door stays as it is, jammed)
+            ev.append(Event("object_broken", a.id, None, square=d.square, object=what, destroyed=False))
         return ev
+
+    def _object_state(self, enc: Encounter, i: int) -> dict:
+        return enc.extra.get("objects", {}).get(str(i), {})
 
     def _r_coup_de_grace(self, enc, a, d, dice, react):
         t = enc.units[d.target]
-        n = C.first_of(a, "melee") if self._in_reach(enc, a, t) and C.first_of(a, "melee") is not None \
-            else C.first_of(a, "ranged")
+        m = C.first_of(a, "melee")
+        n = m if m is not None and self._in_reach(enc, a, t) else C.first_of(a, "ranged")
         amount, faces = dice.roll(C.damage_expr(a, n), f"{a.name}'s coup de grace on {t.name}")
         amount *= 2
         t.hp = max(0, t.hp - amount)
         t.dead = True
+        C.release_holds(enc, t)
         return [Event("coup_de_grace", a.id, t.id, amount=amount, faces=faces),
                 Event("down", a.id, t.id, dead=True, why="coup de grace")]
 
@@ -520,13 +789,13 @@ class SagaRuleset(Ruleset):
     # movement --------------------------------------------------------------------------------------
     def _r_move(self, enc, a, d, dice, react):
         g = enc.grid
-        path = g.path(a.pos, d.square, a.stats["speed"], self._enemy_squares(enc, a),
+        path = g.path(a.pos, d.square, C.speed(a), self._enemy_squares(enc, a),
                       self._threats(enc, a))
         return self._walk(enc, a, path, dice, react, how="moves")
 
     def _r_withdraw(self, enc, a, d, dice, react):
         g = enc.grid
-        half = a.stats["speed"] // 2
+        half = C.speed(a) // 2
         threats = self._threats(enc, a)
         blocked = self._enemy_squares(enc, a)
         best = None
@@ -581,6 +850,8 @@ class SagaRuleset(Ruleset):
         return ev
 
     def _aoo(self, enc, e: Unit, t: Unit, dice, react, why: str) -> list[Event]:
+        if e.state["aoo_used"] or not self.threatens(e) or not t.active:
+            return []  # one attack of opportunity per round; the threat map may predate this decision
         if react is not None and not react(enc, e, f"attack of opportunity on {t.name} ({why})"):
             return [Event("aoo_declined", e.id, t.id, why=why)]
         e.state["aoo_used"] = True
@@ -661,7 +932,6 @@ class SagaRuleset(Ruleset):
         old = a.hp
         a.hp = min(a.max_hp, a.hp + heal)
         a.state["winds_used"] += 1
-        enc.flags["wind"] = True
         return [Event("heal", a.id, a.id, amount=a.hp - old, hp=a.hp, why="second wind")]
 
     def _r_recover(self, enc, a, d, dice, react):
@@ -760,7 +1030,7 @@ class SagaRuleset(Ruleset):
     def _threats(self, enc: Encounter, a: Unit) -> dict[int, list[int]]:
         """Square index -> enemies that would take an attack of opportunity there against a."""
         key = ("threats", enc.version, a.side)
-        cache = enc.__dict__.setdefault("_cache", {})
+        cache = _cache(enc)
         got = cache.get(key)
         if got is not None:
             return got
@@ -771,8 +1041,6 @@ class SagaRuleset(Ruleset):
                 continue
             for sq in g.within(e.pos, e.stats["reach"]):
                 out.setdefault(g.index(*sq), []).append(e.id)
-        if len(cache) > 64:
-            cache.clear()
         cache[key] = out
         return out
 
@@ -784,7 +1052,7 @@ class SagaRuleset(Ruleset):
 
     def _withdraw_firsts(self, enc: Encounter, a: Unit) -> list[tuple[int, int]]:
         g = enc.grid
-        half = a.stats["speed"] // 2
+        half = C.speed(a) // 2
         threats = self._threats(enc, a)
         blocked = set(self._enemy_squares(enc, a))
         out = []
@@ -802,7 +1070,7 @@ class SagaRuleset(Ruleset):
 
     def _withdraw_squares(self, enc: Encounter, a: Unit) -> set[int]:
         g = enc.grid
-        half = a.stats["speed"] // 2
+        half = C.speed(a) // 2
         blocked = self._enemy_squares(enc, a)
         allies = set(self._ally_squares(enc, a))
         out: set[int] = set()
@@ -814,7 +1082,7 @@ class SagaRuleset(Ruleset):
         return out
 
     def _run_limit(self, a: Unit) -> int:
-        return a.stats["speed"] * (3 if a.stats["heavy_armor"] else 4)
+        return C.speed(a) * (3 if a.stats["heavy_armor"] else 4)
 
     def _run_squares(self, enc: Encounter, a: Unit) -> list[tuple[int, int]]:
         g = enc.grid
@@ -848,40 +1116,89 @@ class SagaRuleset(Ruleset):
         return out
 
     def _charge_end(self, enc: Encounter, a: Unit, t: Unit):
-        """(end square, line of squares) of the cheapest legal charge at t, or None."""
+        """(end square, squares walked) of the cheapest legal charge at t, or None.
+
+        The line runs centre to centre from a to a square from which a can strike t; every square it touches
+        must be open (no walls, low objects or enemies; allies are fine), the walk along it costs 2 to speed
+        squares (difficult terrain double), and the end square is free.
+        """
         g = enc.grid
-        speed = a.stats["speed"]
-        if g.distance(a.pos, t.pos) > speed + a.stats["reach"]:
+        speed = C.speed(a)
+        reach = a.stats["reach"]
+        if g.distance(a.pos, t.pos) > speed + reach:
             return None
         occ = enc.occupied()
         best = None
-        for end in g.within(t.pos, a.stats["reach"]):
-            if end in occ or g.distance(a.pos, end) < 2:
+        for end in g.within(t.pos, reach):
+            if end in occ or g.distance(a.pos, end) < 2 or self._charge_block(enc, a, end, occ) is not None:
                 continue
-            ei = g.index(*end)
-            if not g.passable(ei) or g.kind(ei) == "low_cover":
+            path = self._line_path(g, a.pos, end)
+            cost = g.path_cost(a.pos, path)
+            if cost > speed:
                 continue
-            line = [g.xy(i) for i in g.between(a.pos, end)] + [end]
-            ok = True
-            for sq in line:
-                i = g.index(*sq)
-                if not g.passable(i) or g.kind(i) == "low_cover":
-                    ok = False
-                    break
-                who = occ.get(sq)
-                if who is not None and enc.units[who].side != a.side:
-                    ok = False
-                    break
-            if not ok:
-                continue
-            cost = g.path_cost(a.pos, line)
-            if cost > speed or cost < 2:
-                continue
-            if a.stats["reach"] > 1 and not g.line_of_effect(end, t.pos):
+            if reach > 1 and not g.line_of_effect(end, t.pos):
                 continue
             if best is None or cost < best[0]:
-                best = (cost, end, line)
+                best = (cost, end, path)
         return None if best is None else (best[1], best[2])
+
+    def _charge_block(self, enc: Encounter, a: Unit, end: tuple[int, int], occ: dict) -> str | None:
+        """What stops a straight charge from a to end (naming it and its square), or None."""
+        g = enc.grid
+        for i in g.between(a.pos, end) + (g.index(*end),):
+            k = g.kind(i)
+            if k == "low_cover":
+                return f"the low object at {g.xy(i)}"
+            if not g.passable(i):
+                return f"the {k.replace('_', ' ')} at {g.xy(i)}"
+            who = occ.get(g.xy(i))
+            if who is not None and enc.units[who].side != a.side:
+                return f"{enc.units[who].name} (an enemy) at {g.xy(i)}"
+        return None
+
+    @staticmethod
+    def _line_path(g, start: tuple[int, int], end: tuple[int, int]) -> list[tuple[int, int]]:
+        """The squares walked along the straight line start -> end: one king step at a time, each step to
+        the furthest square of the line still adjacent (a line through a corner touches two squares)."""
+        sqs = [g.xy(i) for i in g.between(start, end)]
+        sqs.append(end)
+        out, cur, k = [], start, 0
+        while cur != end:
+            j = k
+            while j + 1 < len(sqs) and max(abs(sqs[j + 1][0] - cur[0]), abs(sqs[j + 1][1] - cur[1])) <= 1:
+                j += 1
+            cur = sqs[j]
+            out.append(cur)
+            k = j + 1
+        return out
+
+    def _charge_problem(self, enc: Encounter, a: Unit, t: Unit) -> str:
+        """Why no charge at t is possible (for GMs): the nearest candidate line's problem."""
+        g = enc.grid
+        speed, reach = C.speed(a), a.stats["reach"]
+        dist = g.distance(a.pos, t.pos)
+        if dist > speed + reach:
+            return (f"{t.name} is {dist} squares away: a charge moves at most {a.name}'s speed ({speed}) and then "
+                    f"strikes at reach {reach}")
+        occ = enc.occupied()
+        found = []
+        for end in sorted(g.within(t.pos, reach), key=lambda e: g.distance(a.pos, e)):
+            if g.distance(a.pos, end) < 2:
+                continue
+            if end in occ:
+                found.append(f"{enc.units[occ[end]].name} stands at {end}")
+                continue
+            block = self._charge_block(enc, a, end, occ)
+            if block is not None:
+                found.append(f"{block} blocks the line to {end}")
+                continue
+            cost = g.path_cost(a.pos, self._line_path(g, a.pos, end))
+            if cost > speed:
+                found.append(f"the line to {end} costs {cost} squares (difficult terrain double), over speed {speed}")
+        if not found:
+            return (f"a charge needs at least 2 squares of movement in a straight line; {a.name} is too close to "
+                    f"{t.name}")
+        return "Charge needs a straight, clear line of 2 squares up to speed; " + found[0]
 
     def _in_reach(self, enc: Encounter, a: Unit, t: Unit) -> bool:
         d = enc.grid.distance(a.pos, t.pos)
@@ -912,6 +1229,7 @@ class SagaRuleset(Ruleset):
         return self._clear_shot(enc, a, t, n)
 
     def _object_squares(self, enc: Encounter, a: Unit, melee_w, ranged_w) -> list[int]:
+        """Objects a can attack: closed doors and low objects in melee reach, closed doors in sight and range."""
         g = enc.grid
         out = []
         if melee_w is not None:
@@ -919,6 +1237,13 @@ class SagaRuleset(Ruleset):
                 i = g.index(*sq)
                 if g.kind(i) in ("door", "low_cover"):
                     out.append(i)
+        if ranged_w is not None:
+            w = C.weapon(a, ranged_w)
+            for i in _doors(g):
+                if g.kind(i) == "door" and i not in out:
+                    sq = g.xy(i)
+                    if C.range_band(w, g.distance(a.pos, sq)) is not None and g.line_of_sight(a.pos, sq):
+                        out.append(i)
         return out
 
     def _holding(self, u: Unit) -> bool:
@@ -938,7 +1263,8 @@ class SagaRuleset(Ruleset):
         out = []
         for sq in g.within(a.pos, 1):
             i = g.index(*sq)
-            if g.terrain[i] == "door" and i not in g.broken and enc.occupant(sq) is None:
+            if (g.terrain[i] == "door" and i not in g.broken and enc.occupant(sq) is None
+                    and not self._object_state(enc, i).get("disabled")):
                 out.append(i)
         ground = enc.extra.get("ground", {}).get(f"{a.pos[0]},{a.pos[1]}", [])
         if any(x["owner"] == a.id for x in ground):
@@ -957,10 +1283,26 @@ class SagaRuleset(Ruleset):
             {"owner": t.id, "weapon": n})
 
     def _cdg_ok(self, enc: Encounter, a: Unit, t: Unit) -> bool:
-        d = enc.grid.distance(a.pos, t.pos)
-        if C.first_of(a, "melee") is not None and d <= a.stats["reach"]:
+        if C.first_of(a, "melee") is not None and self._in_reach(enc, a, t):
             return True
-        return C.first_of(a, "ranged") is not None and d <= 1
+        return C.first_of(a, "ranged") is not None and enc.grid.distance(a.pos, t.pos) <= 1
+
+    def _draw_cost(self, a: Unit) -> str:
+        return "swift" if "quick_draw" in a.stats["feats"] else "move"
+
+    def _pinning(self, enc: Encounter, a: Unit) -> bool:
+        """Whether a holds someone in a grapple (pinned) right now."""
+        return any(u.state["pinned_by"] == a.id for u in enc.units)
+
+    def _wind_problem(self, a: Unit) -> str | None:
+        """Why a cannot catch a second wind now, or None. An encounter counts as the day: at most one."""
+        if a.stats["second_winds"] <= 0:
+            return f"{a.name} is not heroic and cannot catch a second wind"
+        if a.state["winds_used"] >= 1 or a.state["winds_used"] >= a.stats["second_winds"]:
+            return f"{a.name} has already caught its second wind (once per day, never twice in an encounter)"
+        if a.hp > a.max_hp // 2:
+            return f"{a.name} has {a.hp} of {a.max_hp} hit points: a second wind needs half or less"
+        return None
 
     def _attack_count(self, a: Unit) -> int:
         return len(self._full_attack_plan(a)[0])
@@ -989,6 +1331,32 @@ class SagaRuleset(Ruleset):
 
     def _grapple_bonus(self, u: Unit) -> int:
         return u.stats["bab"] + max(u.stats["str"], u.stats["dex"]) + C.size_mod(u) + C.ct_penalty(u)
+
+    # ---- features for learning agents ------------------------------------------------------------------
+    n_unit_features = 14
+
+    def unit_features(self, enc: Encounter, u: Unit) -> list[float]:
+        s = u.state
+        return [C.reflex(u) / 30, C.fortitude(u) / 30, s["ct"] / 5, float(s["prone"]), float(s["aimed"]),
+                float(bool(s["grabbed_by"]) or s["pinned_by"] is not None), s["defense"] / 10,
+                float(C.first_of(u, "melee") is not None), float(C.first_of(u, "ranged") is not None),
+                s["attack_penalty"] / 10, float(s["charged"]), float(s["aoo_used"]),
+                float(u.stats["second_winds"] > s["winds_used"]), u.stats["speed"] / 12]
+
+    def threat_estimate(self, enc: Encounter, a: Unit, t: Unit) -> tuple[float, float]:
+        if not t.active or not self.can_act(enc, a):
+            return 0.0, 0.0
+        best = (0.0, 0.0)
+        m = C.first_of(a, "melee")
+        if m is not None and self._in_reach(enc, a, t):
+            e = self.attack_estimate(enc, a, t, m, a.pos)
+            best = (e.hit_chance, e.expected_damage)
+        r = C.first_of(a, "ranged")
+        if r is not None and self._clear_shot(enc, a, t, r):
+            e = self.attack_estimate(enc, a, t, r, a.pos)
+            if e.expected_damage > best[1]:
+                best = (e.hit_chance, e.expected_damage)
+        return best
 
     def option_label(self, d: Decision, enc: Encounter) -> str:
         a = enc.actor
