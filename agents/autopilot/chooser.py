@@ -1,7 +1,7 @@
 """How the autopilot picks an NPC's decision: the policy's ranking, the GM's vetoes, the unit's tactics
 from the encounter file, and the difficulty the GM pitched the fight at.
 
-- deadly: the policy's best choice (ties broken with the seeded generator);
+- deadly: the policy's best choice (exact ties, as in random play, broken with the seeded generator);
 - hard:   sampled from the top 2, sharpened (p^2);
 - normal: sampled from the top 4 as ranked (p);
 - easy:   sampled loosely from the top 8 (p^0.5), and 1 time in 5 any of those 8 uniformly.
@@ -81,18 +81,9 @@ class Chooser:
         k, power, uniform = DIFFICULTY[self.difficulty]
         pick: Decision
         if self.difficulty == "deadly":
-            pick = None  # type: ignore[assignment]
-            if not ex and not notes:
-                try:
-                    own = self.policy.choose(battle)
-                except Exception:
-                    own = None
-                if own is not None and battle.is_legal(own):
-                    pick = own
-            if pick is None:
-                top = ranked[0][1]
-                tied = [d for d, p in ranked if p >= top - 1e-9]
-                pick = tied[0] if len(tied) == 1 else self.rng.choice(tied)
+            top = ranked[0][1]
+            tied = [d for d, p in ranked if p >= top * (1 - 1e-6)]
+            pick = tied[0] if len(tied) == 1 else self.rng.choice(tied)
         else:
             pool = ranked[:k]
             if uniform and self.rng.random() < uniform:

@@ -172,7 +172,6 @@ class Session:
         init = self._initiative()
         self.log.block(map_text(enc, self.ruleset, legend=True))
         events = self.battle.start(init)
-        self.events += events
         self.log.heading("Initiative")
         for uid in enc.order:
             u = enc.units[uid]
@@ -298,7 +297,7 @@ class Session:
         except IllegalAction as e:
             self.say(f"Not legal: {e.reason}. (? lists what is legal now)")
         except InputError as e:
-            self.say(f"{e}. Type ? for the legal decisions or help for the commands.")
+            self.say(f"{e}" + ("" if e.fix else ". Type ? for the legal decisions, help for the commands."))
         except Exception as e:  # a session survives anything a GM types
             self.say(f"Could not do that ({type(e).__name__}: {e}). Type help for the commands.")
 

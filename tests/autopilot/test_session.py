@@ -1,0 +1,188 @@
+"""A whole battle driven through the interactive loop by scripted GM input."""
+from __future__ import annotations
+
+import json
+import random
+
+from engine.core.decision import END
+from engine.core.policy import RandomPolicy
+from engine.rulesets import get_ruleset
+
+from agents.autopilot import Session, resolve_policy
+from agents.autopilot.words import command_for
+
+from .conftest import DIE, Table
+
+RS = get_ruleset("saga")
+
+
+def _gm_fallback(rng):
+    """PCs shoot or strike the first enemy they can, else end; NPC proposals are accepted; dice rolled."""
+    def answer(table: Table, prompt: str) -> str:
+        m = DIE.match(prompt)
+        if m:
+            return str(rng.randint(1, int(m.group(1))))
+        if prompt.startswith("Enter = accept"):
+            return ""
+        b = table.session.battle
+        for d in b.legal():
+            if d.action in ("ranged_attack", "melee_attack"):
+                return command_for(d, b.enc, RS)
+        return "end"
+    return answer
+
+
+def test_whole_battle_scripted(yard, tmp_path):
+    rng = random.Random(5)
+    save = tmp_path / "s.json"
+    impossible_asked = []
+
+    def die_bad_then_good(table, prompt):
+        # the first die prompt of the battle gets impossible values first; they must be refused
+        assert DIE.match(prompt), prompt
+        impossible_asked.append(prompt)
+        return "0"
+
+    script = [
+        die_bad_then_good, "21", "banana", "12",        # Kira's initiative d20: 0, 21, banana refused, then 12
+        "7", "5", "3",                                   # the other initiative rolls
+    ]
+    table = Table(script, _gm_fallback(rng))
+    s = Session(yard, RS, resolve_policy("heuristic", RS, 1), None, dice="manual", seed=2, ask=table.ask,
+                say=table.say)
+    table.session = s
+    # after initiative, Kira (12) goes first: scripted GM commands for her turn and then for the NPCs
+    table.script += [
+        "?",                                             # legal listing
+        "flibber wobble",                                # nonsense -> help, never a traceback
+        "move 0 0",                                      # a wall: refused with the rule's reason
+        "move 3 3",
+        "undo",                                          # back to (1, 1)
+        "move 2 2",
+        f"save {save}",
+        "hp Trooper 1 1",                                # a correction...
+        f"load {save}",                                  # ...undone by loading the save
+    ]
+    result = s.run()
+    text = table.text
+    assert result.winner in ("pcs", "npcs", "draw"), text[-2000:]
+    assert result.decisions > 3
+    # manual dice refused impossible values and asked again
+    assert "'0' is not a possible d20 roll" in text
+    assert "'21' is not a possible d20 roll" in text
+    assert "'banana' is not a possible d20 roll" in text
+    assert s.enc.initiative[0] == 12 + RS.initiative_bonus(s.enc.units[0])
+    # nonsense and illegal input got help and reasons
+    assert "'flibber' is not an action" in text
+    assert "Not legal:" in text and "(0, 0)" in text
+    assert "Legal now for Kira" in text
+    # undo took the move back, the later move stuck
+    assert "Undone: Kira: move 3 3" in text
+    assert "Kira moves from (1, 1) to (2, 2)" in text
+    # the save was a valid state, and load restored Trooper 1's HP
+    saved = json.loads(save.read_text())
+    assert saved["units"][2]["hp"] == 18
+    assert "Trooper 1 at 1/18 HP" in text and f"Loaded {save}" in text
+    # the summary
+    assert "Damage dealt / taken:" in text
+    assert sum(result.damage.values()) > 0
+    log = s.log.text()
+    assert "## Round 1" in log and "## Result" in log and "GM: Trooper 1 at 1/18 HP" not in log.split("## Result")[1]
+
+
+def test_veto_is_never_proposed_again_that_turn(yard):
+    """The GM vetoes NPC proposals repeatedly; no vetoed decision comes back in the same turn."""
+    proposals: list[tuple] = []
+
+    def fallback(table, prompt):
+        s = table.session
+        if prompt.startswith("Enter = accept"):
+            prop = s._current_proposal()
+            proposals.append((s._turn_key, prop.decision, frozenset(s.vetoed)))
+            # veto the first four proposals of every NPC turn, then accept
+            n_this_turn = sum(1 for k, _, _ in proposals if k == s._turn_key)
+            return "no" if n_this_turn <= 4 else ""
+        return "end"
+
+    table = Table(["Kira 30, Dax 29, Trooper 1 10, Trooper 2 5"], fallback)
+    s = Session(yard, RS, RandomPolicy(3), None, seed=4, ask=table.ask, say=table.say, max_decisions=60)
+    table.session = s
+    s.run()
+    assert len(proposals) >= 10
+    vetoed_by_turn: dict = {}
+    for key, d, vetoed in proposals:
+        assert d not in vetoed or d == END
+        assert d not in vetoed_by_turn.get(key, set()) or d == END, f"{d} proposed again after a veto"
+        vetoed_by_turn.setdefault(key, set()).update(vetoed)
+    assert "Vetoed" in table.text
+
+
+def test_nonsense_gets_help_never_a_traceback(yard, tmp_path):
+    table = Table([], lambda t, p: "quit")
+    s = Session(yard, RS, RandomPolicy(1), None, seed=1, ask=table.ask, say=table.say,
+                initiative={"Kira": 20, "Dax": 19, "Trooper 1": 3, "Trooper 2": 2})
+    table.session = s
+    s.battle.start({0: 20, 1: 19, 2: 3, 3: 2})
+    junk = ["", "attack", "attack nobody", 'attack "unclosed', "move a b", "move 1", "hp", "hp Kira x",
+            "place Kira 0 0", "place Kira 99 1", "place Kira 8 4", "add Kira flying", "add Kira", "set Kira ct x",
+            "set Kira nothing 2", f"load {tmp_path}/missing.json", "save", "draw 9", "\x00", "🙂 !!", "shoot Kira",
+            "charge", "melee Trooper", "undo", "undo", "remove Nobody prone", "? ?", "help me"]
+    for line in junk:
+        before = len(table.out)
+        s.command(line)
+        if line.strip():
+            assert len(table.out) > before, f"no answer to {line!r}"
+    text = table.text
+    assert "Traceback" not in text
+    assert "Decisions (for the acting unit)" in text   # help
+    assert "is not a condition of Kira" in text
+    assert "Not legal" in text
+    assert s.enc.units[0].pos == (1, 1)
+
+
+def test_corrections_and_conditions(yard):
+    table = Table([], lambda t, p: "quit")
+    s = Session(yard, RS, RandomPolicy(1), None, seed=1, ask=table.ask, say=table.say)
+    s.battle.start({0: 20, 1: 19, 2: 3, 3: 2})
+    s.command("add Kira prone")
+    assert s.enc.units[0].state["prone"] is True
+    s.command("move 2 2")
+    assert "Not legal" in table.text and "prone" in table.out[-1]
+    s.command("remove Kira prone")
+    assert s.enc.units[0].state["prone"] is False
+    s.command("place Trooper 1 5 1")
+    assert s.enc.units[2].pos == (5, 1)
+    s.command("hp Trooper 2 0")
+    assert s.enc.units[3].down
+    s.command("hp Trooper 1 -3")
+    assert s.enc.over and s.enc.winner == "pcs"
+    s.command("undo")
+    assert not s.enc.over and s.enc.units[2].active
+
+
+def test_non_interactive_battle_plays_out(yard, tmp_path):
+    table = Table([], lambda t, p: (_ for _ in ()).throw(AssertionError("asked: " + p)))
+    s = Session(yard, RS, resolve_policy("heuristic", RS, 1), resolve_policy("heuristic", RS, 2), seed=7,
+                ask=table.ask, say=table.say)
+    r = s.run()
+    assert r.winner is not None and not r.quit
+    assert "== Round 1 ==" in table.text and "Winner" in table.text or "draw" in table.text.lower()
+    p = s.log.write(tmp_path / "b.md")
+    assert "| unit | side | damage dealt |" in p.read_text()
+
+
+def test_difficulties_sample_legal_and_deadly_is_best(yard):
+    from engine.core.battle import Battle
+    from engine.core.dice import SeededDice
+
+    from agents.autopilot.chooser import Chooser
+
+    b = Battle(yard, RS, SeededDice(1))
+    b.start({0: 1, 1: 2, 2: 20, 3: 19})
+    pol = resolve_policy("heuristic", RS, 1)
+    for diff in ("easy", "normal", "hard", "deadly"):
+        c = Chooser(pol, diff, seed=3)
+        for _ in range(10):
+            assert b.is_legal(c.propose(b).decision)
+    best = Chooser(pol, "deadly", 0).propose(b)
+    assert best.prob >= max(p for _, p in best.ranked) * (1 - 1e-6)   # the best (up to exact ties)
