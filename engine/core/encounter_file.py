@@ -31,12 +31,15 @@ def parse_encounter(text: str, filename: str = "encounter", ruleset=None) -> Enc
         node = yaml.compose(text)
         data = yaml.safe_load(text)
     except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
+        mark, ctx = getattr(e, "problem_mark", None), getattr(e, "context_mark", None)
         where = f"{filename} line {mark.line + 1}" if mark else filename
-        raise InputError(f"not valid YAML: {getattr(e, 'problem', None) or e}", where,
-                         "check indentation, colons and quotes on that line")
+        what = f"not valid YAML: {getattr(e, 'problem', None) or e}"
+        if ctx is not None and mark is not None and ctx.line != mark.line:
+            what += f" ({getattr(e, 'context', None) or 'started'} on line {ctx.line + 1})"
+        raise InputError(what, where, "check indentation, colons, brackets and quotes on that line")
     if not isinstance(data, dict):
-        raise InputError("an encounter file must be a mapping with ruleset, map and units", filename)
+        raise InputError("an encounter file must be a mapping with ruleset, map and units", filename,
+                         "start from an example in configs/encounters/ (ruleset:, map: |, units:)")
     lines = _key_lines(node)
     unknown = set(data) - TOP_KEYS
     if unknown:
@@ -45,17 +48,19 @@ def parse_encounter(text: str, filename: str = "encounter", ruleset=None) -> Enc
                          f"allowed keys: {', '.join(sorted(TOP_KEYS))}")
     for k in ("map", "units"):
         if k not in data:
-            raise InputError(f"missing '{k}'", filename, f"add a '{k}:' section")
+            raise InputError(f"missing '{k}'", f"{filename} line 1", f"add a '{k}:' section")
     rs_id = data.get("ruleset") or (ruleset.id if ruleset else None)
     if rs_id is None:
-        raise InputError("missing 'ruleset'", filename, "add e.g. 'ruleset: saga'")
+        raise InputError("missing 'ruleset'", f"{filename} line 1", "add e.g. 'ruleset: saga'")
     if ruleset is None:
         try:
             ruleset = get_ruleset(rs_id)
         except KeyError as e:
-            raise InputError(str(e.args[0]), f"{filename} line {lines.get('ruleset', '?')}")
+            raise InputError(str(e.args[0]), f"{filename} line {lines.get('ruleset', '?')}",
+                             "write one of the known ruleset ids")
     elif ruleset.id != rs_id:
-        raise InputError(f"the file is for ruleset '{rs_id}', not '{ruleset.id}'", filename)
+        raise InputError(f"the file is for ruleset '{rs_id}', not '{ruleset.id}'",
+                         f"{filename} line {lines.get('ruleset', '?')}", f"use --ruleset {rs_id} or change the file")
 
     map_text = data["map"]
     if not isinstance(map_text, str):
@@ -65,7 +70,8 @@ def parse_encounter(text: str, filename: str = "encounter", ruleset=None) -> Enc
     map_line = lines.get("map", 0)
     legend = data.get("legend") or {}
     if not isinstance(legend, dict):
-        raise InputError("'legend' must map symbols to terrain", f"{filename} line {lines.get('legend', '?')}")
+        raise InputError("'legend' must map symbols to terrain", f"{filename} line {lines.get('legend', '?')}",
+                         'write it like {"c": low_cover, "~": difficult}')
     try:
         grid = Grid(rows, {str(k): v for k, v in legend.items()}, ruleset.metric)
     except InputError as e:
@@ -73,11 +79,14 @@ def parse_encounter(text: str, filename: str = "encounter", ruleset=None) -> Enc
         if where.startswith("map line ") and map_line:
             n = int(where.split()[2])
             where = f"{filename} line {map_line + n} (map row {n})"
+        elif where == "legend":
+            where = f"{filename} line {lines.get('legend', '?')} (legend)"
         raise InputError(e.what, where or filename, e.fix)
 
     units_raw = data["units"]
     if not isinstance(units_raw, list) or not units_raw:
-        raise InputError("'units' must be a non-empty list", f"{filename} line {lines.get('units', '?')}")
+        raise InputError("'units' must be a non-empty list", f"{filename} line {lines.get('units', '?')}",
+                         "list units below it, one per line: - {name: ..., side: ..., template: ..., at: [x, y]}")
     unit_lines = _item_lines(node, "units")
     units = []
     taken: dict[tuple[int, int], str] = {}
@@ -85,10 +94,12 @@ def parse_encounter(text: str, filename: str = "encounter", ruleset=None) -> Enc
     for n, spec in enumerate(units_raw):
         where = f"{filename} line {unit_lines[n] if n < len(unit_lines) else '?'} (units[{n}])"
         if not isinstance(spec, dict):
-            raise InputError("a unit must be a mapping like {name: ..., side: ..., template: ..., at: [x, y]}", where)
+            raise InputError("a unit must be a mapping", where,
+                             "write it like - {name: Trooper 1, side: npcs, template: trooper, at: [3, 4]}")
         for k in ("name", "side", "at"):
             if k not in spec:
-                raise InputError(f"unit is missing '{k}'", where)
+                raise InputError(f"unit is missing '{k}'", where,
+                                 "every unit needs name, side and at: [x, y] (plus a template or full stats)")
         name = str(spec["name"])
         if name.lower() in names:
             raise InputError(f"two units are named '{name}'", where, "give every unit its own name")
@@ -97,8 +108,10 @@ def parse_encounter(text: str, filename: str = "encounter", ruleset=None) -> Enc
             raise InputError(f"unknown side '{spec['side']}' for {name}", where,
                              f"use one of: {', '.join(ruleset.sides)}")
         at = spec["at"]
-        if not (isinstance(at, list) and len(at) == 2 and all(isinstance(v, int) for v in at)):
-            raise InputError(f"'at' of {name} must be [x, y] (column, row from 0)", where)
+        if not (isinstance(at, list) and len(at) == 2
+                and all(isinstance(v, int) and not isinstance(v, bool) for v in at)):
+            raise InputError(f"'at' of {name} is {at!r}", where,
+                             "write at: [x, y] with whole numbers (column and row, counted from 0)")
         x, y = at
         if not grid.inside(x, y):
             raise InputError(f"{name} at [{x}, {y}] is outside the {grid.width}x{grid.height} map", where,
@@ -112,10 +125,17 @@ def parse_encounter(text: str, filename: str = "encounter", ruleset=None) -> Enc
                              "give each unit its own square")
         taken[(x, y)] = name
         _check_tactics(spec.get("tactics"), name, where)
-        units.append(ruleset.make_unit(n, spec, where))
+        try:
+            units.append(ruleset.make_unit(n, spec, where))
+        except InputError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise InputError(f"a stat of {name} is missing or malformed ({e!r})", where,
+                             f"check the unit's fields against the {ruleset.name} templates")
     limit = data.get("round_limit", 20)
     if not isinstance(limit, int) or limit < 1:
-        raise InputError("'round_limit' must be a whole number of rounds, at least 1", filename)
+        raise InputError(f"'round_limit' is {limit!r}", f"{filename} line {lines.get('round_limit', '?')}",
+                         "write a whole number of rounds, at least 1")
     return Encounter(ruleset.id, str(data.get("name", filename)), grid, units, limit)
 
 

@@ -39,7 +39,10 @@ class Grid:
         if metric not in METRICS:
             raise InputError(f"unknown distance metric '{metric}'", "metric", f"use one of {METRICS}")
         for k, v in legend.items():
-            if v not in TERRAINS:
+            if not isinstance(k, str) or len(k) != 1:
+                raise InputError(f"legend symbol {k!r} is not one character", "legend",
+                                 "map one map character to one terrain, e.g. {\"c\": low_cover}")
+            if not isinstance(v, str) or v not in TERRAINS:
                 raise InputError(f"legend maps '{k}' to unknown terrain '{v}'", "legend",
                                  f"use one of {', '.join(TERRAINS)}")
         self.width, self.height, self.metric = len(rows[0]), len(rows), metric
@@ -49,7 +52,7 @@ class Grid:
         for y, row in enumerate(rows):
             for x, ch in enumerate(row):
                 if ch not in legend:
-                    raise InputError(f"map line {y + 1}, column {x + 1}: unknown symbol '{ch}'", "map",
+                    raise InputError(f"column {x + 1}: unknown symbol '{ch}'", f"map line {y + 1}",
                                      f"use one of {''.join(sorted(legend))} or add it to the legend")
                 t = legend[ch]
                 self.terrain.append("door" if t == "open_door" else t)
