@@ -1,0 +1,395 @@
+"""Saga tactical knowledge for the heuristic policy: what each action is for, and how good a square is.
+
+The heuristic (`engine/policies/heuristic.py`) is ruleset-neutral; it looks up
+`engine.rulesets.<id>.tactics.make(ruleset)` and asks the object it returns:
+
+- `kind(decision)`: the role of a decision ('end', 'attack', 'full_attack', 'charge', 'move', 'withdraw',
+  'run', 'aim', 'misc');
+- `offense(enc, a, pos, aimed)`: the attacks one standard action can make standing at `pos`, each as
+  (target, Estimate, cost of the attacks of opportunity it provokes);
+- `threat(enc, a, pos)`: expected damage the enemies can deal to `a` standing at `pos` on their next turns;
+- `provoked(enc, a, decision)`: expected damage of the attacks of opportunity a decision provokes;
+- `reach_value(enc, a, pos)`: the melee potential next turn (best enemy within a move and reach);
+- `sees(enc, e, pos)`, `danger(enc, e, a)`, `end_square(enc, a, d)`, `misc_value(enc, a, d, threat_here)`.
+
+Estimates come from the ruleset (`attack_estimate`); this module only places units hypothetically (a
+unit's `pos` is swapped and restored, never a clone of the encounter) and caches what does not change
+between decisions: the threat on a square depends on the enemies only, so it survives the actor's own
+moves and attacks.
+"""
+from __future__ import annotations
+
+from engine.core.decision import Decision
+from engine.core.ruleset import Estimate
+from engine.core.state import Encounter
+from engine.core.units import Unit
+
+from . import combat as C
+
+KINDS = {"end_turn": "end", "melee_attack": "attack", "ranged_attack": "attack", "full_attack": "full_attack",
+         "charge": "charge", "move": "move", "withdraw": "withdraw", "run": "run", "aim": "aim"}
+# Never worth a turn for this policy (or only by accident): scored below ending the turn.
+WASTE = {"fall_prone", "drop_item", "holster", "switch_mode", "attack_object", "attack_held_object", "grab",
+         "grapple", "disarm", "coup_de_grace", "aid_attack", "suppress"}
+_NO_LOS_SHARE = 0.5      # a shooter without a line to the square may still move and find one
+_LATER_MELEE_SHARE = 0.2  # a melee enemy two moves away threatens next-next turn
+
+
+class SagaTactics:
+    """Position and action scoring helpers for Saga Edition (see the module docstring).
+
+    Caches survive between decisions and are keyed by what they depend on, never by `enc.version`:
+    sight lines by the map's door state, attack estimates by the two units' state and the range band and
+    cover between them (the only ways the attacker's and target's squares enter an estimate), threat and
+    offense per square by the units' positions and state.
+    """
+
+    attack_cost = "standard"
+
+    def __init__(self, ruleset):
+        self.rs = ruleset
+        self._vis: dict = {}
+        self._est: dict = {}
+        self._threat: dict = {}
+        self._offense: dict = {}
+        self._tokens: dict = {}
+
+    def token(self, key) -> int:
+        """A small int standing for a (large, hashable) key, so per-square caches hash cheaply."""
+        got = self._tokens.get(key)
+        if got is None:
+            if len(self._tokens) > 50000:
+                self._tokens.clear()
+                self._est.clear()
+                self._threat.clear()
+                self._offense.clear()
+            got = self._tokens[key] = len(self._tokens)
+        return got
+
+    # ---- classification ------------------------------------------------------------------------------
+    def kind(self, d: Decision) -> str:
+        return KINDS.get(d.action, "misc")
+
+    def view(self, enc: Encounter, a: Unit) -> "_View":
+        """Per-decision-point helper: signatures computed once, queries cached across decisions."""
+        return _View(self, enc, a)
+
+    @staticmethod
+    def _trim(cache: dict, limit: int = 20000) -> None:
+        if len(cache) > limit:
+            cache.clear()
+
+    def sight_table(self, g) -> dict:
+        """The cache of `sight` for this map as its doors stand now."""
+        key = (id(g._geometry), frozenset(g.open_doors), frozenset(g.broken))
+        got = self._vis.get(key)
+        if got is None or got[0] is not g._geometry:  # an id can be reused by a later map
+            if len(self._vis) > 32:
+                self._vis.clear()
+            got = self._vis[key] = (g._geometry, {})
+        return got[1]
+
+    @staticmethod
+    def sight(g, table: dict, i: int, j: int) -> tuple[bool, bool, int]:
+        """(line of sight, line of effect, cover bonus) between flat squares i and j."""
+        key = (i, j) if i <= j else (j, i)
+        got = table.get(key)
+        if got is None:
+            los = loe = True
+            cover = "none"
+            kind = g.kind
+            for k in g._geometry.line(*key):
+                t = kind(k)
+                if t == "wall" or t == "door":
+                    los = loe = False
+                elif t == "window":
+                    loe = False
+                elif t == "heavy_cover":
+                    cover = "heavy"
+                elif t == "low_cover" and cover == "none":
+                    cover = "low"
+            got = table[key] = (los, loe, C.COVER_BONUS[cover])
+        return got
+
+
+def _field(store: dict, key) -> dict:
+    got = store.get(key)
+    if got is None:
+        if len(store) > 4096:
+            store.clear()
+        got = store[key] = {}
+    return got
+
+
+def _attacker_sig(u: Unit) -> tuple:
+    """What of a unit's state enters its attack bonus and damage (not its square, not its aim)."""
+    s = u.state
+    return (u.id, s["ct"], s["prone"], s["charged"], tuple(s["hands"]), tuple(s["lost"]), tuple(s["modes"]),
+            s["suppressed"], len(s["grabbed_by"]), s["attack_penalty"])
+
+
+def _target_sig(u: Unit) -> tuple:
+    """What of a unit's state enters the defense and kill chance against it."""
+    s = u.state
+    return (u.id, u.hp, s["ct"], s["prone"], s["defense"], s["charged"], tuple(s["active_items"]),
+            tuple(sorted(s["aid"].items())))
+
+
+class _View:
+    """Tactical queries for actor `a` at one decision point.
+
+    Per-square results are kept in fields keyed by one unit pair's state and squares (an enemy's threat
+    on the actor, the actor's attack on one enemy), so they survive every decision that changes neither.
+    """
+
+    def __init__(self, tac: SagaTactics, enc: Encounter, a: Unit):
+        self.tac, self.rs, self.enc, self.a, self.g = tac, tac.rs, enc, a, enc.grid
+        g = self.g
+        live = [u for u in enc.units if u.active]
+        self.att = {u.id: tac.token(_attacker_sig(u)) for u in live}
+        self.tgt = {u.id: tac.token(_target_sig(u)) for u in live}
+        self.enemies = enc.enemies(a)
+        self.world = tac.token((frozenset(g.open_doors), frozenset(g.broken)))
+        self.occupied = {g.index(*u.pos): u.id for u in live if u.id != a.id}
+        self._table = tac.sight_table(g)
+        self.first = {u.id: (C.first_of(u, "melee"), C.first_of(u, "ranged")) for u in live}
+        rs = self.rs
+        attackers = [e for e in self.enemies if rs.can_act(enc, e) and e.state["pinned_by"] is None
+                     and not e.state["no_attacks"]]
+        me = self.tgt[a.id]
+        self._threat_fields = [(e, _field(tac._threat, (self.att[e.id], e.pos, me, self.world)))
+                               for e in attackers]
+        mine = self.att[a.id]
+        self._offense_fields = [(e, _field(tac._offense, (mine, self.tgt[e.id], e.pos, self.world)))
+                                for e in self.enemies]
+        self._threat: dict = {}
+        self._offense: dict = {}
+        self._danger: dict[int, float] = {}
+        self._aoo: dict = {}
+        self._melee: list | None = None
+
+    def _sight(self, i: int, j: int) -> tuple[bool, bool, int]:
+        return SagaTactics.sight(self.g, self._table, i, j)
+
+    # -- estimates --
+    def estimate(self, att: Unit, tgt: Unit, n: int, apos, tpos, aimed: bool = False) -> Estimate:
+        """rs.attack_estimate of att at apos on tgt at tpos, cached by state, band and cover."""
+        w = C.weapon(att, n)
+        if w["kind"] == "melee":
+            band, cover = -1, 0
+        else:
+            band = C.range_band(w, self.g.distance(apos, tpos))
+            if band is None:
+                return Estimate(notes=["out of range"])
+            cover = self._sight(self.g.index(*apos), self.g.index(*tpos))[2]
+        key = (self.att[att.id], self.tgt[tgt.id], n, band, cover, aimed)
+        cache = self.tac._est
+        got = cache.get(key)
+        if got is None:
+            self.tac._trim(cache)
+            oa, ot = att.pos, tgt.pos
+            att.pos, tgt.pos = apos, tpos
+            try:
+                got = cache[key] = self.rs.attack_estimate(self.enc, att, tgt, n, apos, aimed=aimed)
+            finally:
+                att.pos, tgt.pos = oa, ot
+        return got
+
+    # -- offense --
+    def _strike(self, e: Unit, pos, aimed: bool):
+        """(estimate, needs a clear line) of a's best single attack on e from pos, ignoring other units."""
+        a, g = self.a, self.g
+        melee, ranged = self.first[a.id]
+        best = None
+        i, j = g.index(*pos), g.index(*e.pos)
+        if melee is not None:
+            d = g.distance(pos, e.pos)
+            if d <= 1 or (d <= a.stats["reach"] and self._sight(i, j)[1]):
+                best = (self.estimate(a, e, melee, pos, e.pos), False)
+        if ranged is not None:
+            los, loe, _ = self._sight(i, j)
+            if los and loe and C.range_band(C.weapon(a, ranged), g.distance(pos, e.pos)) is not None:
+                est = self.estimate(a, e, ranged, pos, e.pos, aimed)
+                if best is None or est.expected_damage > best[0].expected_damage:
+                    best = (est, True)
+        return best
+
+    def offense(self, pos, aimed: bool = False) -> list[tuple[Unit, Estimate, float]]:
+        """Attacks one standard action can make from pos: (target, estimate, AoO cost of making it)."""
+        key = (pos, aimed)
+        got = self._offense.get(key)
+        if got is not None:
+            return got
+        a, g = self.a, self.g
+        s = a.state
+        out: list[tuple[Unit, Estimate, float]] = []
+        if not (s["no_attacks"] or s["pinned_by"] is not None or not self.rs.can_act(self.enc, a)):
+            occ = self.occupied
+            i = g.index(*pos)
+            for e, field in self._offense_fields:
+                got = field.get(key, 0)
+                if got == 0:
+                    got = field[key] = self._strike(e, pos, aimed)
+                if got is None:
+                    continue
+                est, ranged = got
+                cost = 0.0
+                if ranged:
+                    j = g.index(*e.pos)
+                    if any(k in occ and occ[k] != e.id for k in g._geometry.line(i, j) if k != i and k != j):
+                        melee = self.first[a.id][0]
+                        if melee is None or g.distance(pos, e.pos) > 1:
+                            continue
+                        est = self.estimate(a, e, melee, pos, e.pos)
+                    else:
+                        cost = self.aoo_cost(pos)
+                if est.expected_damage > 0:
+                    out.append((e, est, cost))
+        self._offense[key] = out
+        return out
+
+    def reach_value(self, pos) -> list[tuple[Unit, Estimate]]:
+        """Enemies a melee unit at pos can reach and strike next turn (a move plus reach), with estimates."""
+        a = self.a
+        melee = self.first[a.id][0]
+        if melee is None:
+            return []
+        if self._melee is None:
+            self._melee = [(e, self.estimate(a, e, melee, e.pos, e.pos)) for e in self.enemies]
+        dist = self.g.distance
+        limit = a.stats["speed"] + a.stats["reach"]
+        return [(e, est) for e, est in self._melee if dist(pos, e.pos) <= limit]
+
+    # -- defence --
+    def _threat_of(self, e: Unit, pos) -> float:
+        a, g = self.a, self.g
+        best = 0.0
+        m, r = self.first[e.id]
+        if m is not None:
+            dist = g.distance(e.pos, pos)
+            lim = e.stats["speed"] + e.stats["reach"]
+            if dist <= lim + e.stats["speed"]:
+                est = self.estimate(e, a, m, e.pos, pos).expected_damage
+                best = est if dist <= lim else _LATER_MELEE_SHARE * est
+        if r is not None:
+            est = self.estimate(e, a, r, e.pos, pos).expected_damage
+            if not self._sight(g.index(*e.pos), g.index(*pos))[0]:
+                est *= _NO_LOS_SHARE
+            best = max(best, est)
+        return best
+
+    def threat(self, pos) -> float:
+        """Expected damage the enemies can deal to a standing at pos on their next turn."""
+        got = self._threat.get(pos)
+        if got is None:
+            got = 0.0
+            for e, field in self._threat_fields:
+                v = field.get(pos)
+                if v is None:
+                    v = field[pos] = self._threat_of(e, pos)
+                got += v
+            self._threat[pos] = got
+        return got
+
+    def aoo_cost(self, pos) -> float:
+        """Expected damage of the attacks of opportunity taken when a acts provokingly at pos."""
+        got = self._aoo.get(pos)
+        if got is None:
+            g, a = self.g, self.a
+            got = 0.0
+            for eid in self.rs._threats(self.enc, a).get(g.index(*pos), ()):
+                e = self.enc.units[eid]
+                m = self.first[e.id][0]
+                if m is not None:
+                    got += self.estimate(e, a, m, e.pos, pos).expected_damage
+            self._aoo[pos] = got
+        return got
+
+    def provoked(self, d: Decision) -> float:
+        """Expected damage of the attacks of opportunity the decision provokes (leaving its square)."""
+        a = self.a
+        if d.action in ("move", "run", "charge", "ranged_attack"):
+            return self.aoo_cost(a.pos)
+        if d.action == "full_attack":
+            if any(C.weapon(a, n)["kind"] == "ranged" for n in self.rs._full_attack_plan(a)[0]):
+                return self.aoo_cost(a.pos)
+        return 0.0
+
+    def end_square(self, d: Decision) -> tuple[int, int]:
+        """Where the actor stands after the decision."""
+        a = self.a
+        if d.square is not None and d.action in ("move", "withdraw", "run"):
+            return d.square
+        if d.action == "charge":
+            got = self.rs._charge_end(self.enc, a, self.enc.units[d.target])
+            if got is not None:
+                return got[0]
+        return a.pos
+
+    def sees(self, e: Unit, pos) -> bool:
+        g = self.g
+        return self._sight(g.index(*e.pos), g.index(*pos))[0]
+
+    def danger(self, e: Unit) -> float:
+        """How much damage e can deal the actor in a round, wherever they stand (for `most_dangerous`)."""
+        got = self._danger.get(e.id)
+        if got is None:
+            a = self.a
+            got = 0.0
+            for n in C.usable_weapons(e):
+                w = C.weapon(e, n)
+                p = C.hit_chance(C.attack_bonus(e, n, a), C.reflex(a, melee=w["kind"] == "melee"))
+                got = max(got, p * C.damage_expr(e, n).mean)
+            if len(self.rs._full_attack_plan(e)[0]) >= 2:
+                got *= 1.3
+            self._danger[e.id] = got
+        return got
+
+    # ---- everything else -----------------------------------------------------------------------------------
+    def misc_value(self, d: Decision, threat_here: float, can_strike) -> float:
+        """Value (in expected-damage units) of a decision that is neither an attack nor a move.
+
+        `can_strike()`: whether the actor has any attack from where it stands or after a move (lazy).
+        """
+        enc, a = self.enc, self.a
+        act, s = d.action, a.state
+        if act in WASTE:
+            return -1.0
+        if act == "second_wind":
+            heal = max(a.max_hp // 4, a.stats["con"])
+            return min(heal, a.max_hp - a.hp) * (1.5 if a.hp <= a.max_hp // 4 else 1.0)
+        if act in ("stand_up", "stand_up_acrobatics"):
+            return 6.0 + (1.0 if act == "stand_up_acrobatics" else 0.0)
+        if act == "recover":
+            return 1.5 * s["ct"]
+        if act == "break_grab":
+            return 4.0
+        if act == "activate_item":
+            item = a.stats["items"][d.option]
+            bonus = item.get("reflex", 0) + item.get("fortitude", 0) + item.get("will", 0)
+            if d.option in s["active_items"]:
+                return -1.0
+            swift_free = enc.budget.get("swift", 0) > 0
+            return (0.05 * bonus * threat_here + 0.3) if (bonus > 0 and swift_free) else -0.5
+        if act == "draw":
+            w = C.weapon(a, d.option)
+            if not C.usable_weapons(a):
+                return 8.0 if w["kind"] == "ranged" else 7.0
+            if C.first_of(a, w["kind"]) is None and not can_strike():
+                return 3.0
+            return -0.5
+        if act == "manipulate":
+            ground = enc.extra.get("ground", {}).get(f"{a.pos[0]},{a.pos[1]}", [])
+            if d.square == a.pos and any(x["owner"] == a.id for x in ground):
+                return 6.0 if not C.usable_weapons(a) else 1.0
+            return -0.5
+        if act == "fight_defensively":
+            return -0.5 if can_strike() else 0.1 * threat_here
+        if act == "total_defense":
+            return -0.5 if can_strike() else 0.25 * threat_here
+        return -0.5
+
+
+def make(ruleset) -> SagaTactics:
+    """The tactics object of the Saga ruleset (looked up by the heuristic policy by convention)."""
+    return SagaTactics(ruleset)
