@@ -1,0 +1,118 @@
+"""Narration sentences, the map renderers, and tactics applied by the autopilot for other policies."""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.core.battle import Battle
+from engine.core.decision import Decision
+from engine.core.dice import SeededDice
+from engine.core.events import Event
+from engine.core.narration import narrate, narrate_events
+from engine.core.policy import Policy, RandomPolicy
+from engine.rulesets import get_ruleset
+
+from agents.autopilot.chooser import Chooser, apply_tactics
+from agents.render import map_image, map_rich, map_text, markers
+
+RS = get_ruleset("saga")
+
+
+def test_attack_and_damage_fold_into_one_sentence(yard):
+    evs = [Event("action", 2, 0, action="ranged_attack"),
+           Event("attack", 2, 0, face=11, bonus=6, total=17, defense=15, hit=True, why="ranged attack",
+                 weapon="blaster rifle", notes=[]),
+           Event("damage_roll", 2, 0, expr="3d8", faces=[4, 3, 2], total=9, crit=False),
+           Event("damage", 2, 0, amount=9, hp=21, stun=False)]
+    lines = narrate_events(evs, yard, RS)
+    assert len(lines) == 1
+    line = lines[0]
+    assert line.startswith("Trooper 1 fires its blaster rifle at Kira: 17 (11+6) vs ")
+    assert "15, hit, 9 damage (3d8: 4+3+2)" in line
+
+
+def test_miss_and_other_events_read_well(yard):
+    miss = Event("attack", 0, 3, face=1, bonus=4, total=5, defense=15, hit=False, why="melee attack",
+                 weapon="vibrodagger", notes=[])
+    assert "natural 1" in narrate(miss, yard, RS)
+    assert narrate(Event("move", 0, start=(1, 1), end=(2, 2), squares=1, how="moves"), yard) == \
+        "Kira moves from (1, 1) to (2, 2) (1 square)"
+    assert narrate(Event("down", 2, 3, dead=True, why="0 hit points"), yard) == "Trooper 2 is killed (0 hit points)"
+    assert narrate(Event("victory", None, winner="pcs", round=3), yard).endswith("pcs win")
+    # unknown kinds still get a sentence, silent kinds none
+    assert "frobnicated" in narrate(Event("frobnicated", 0, 2, level=3), yard)
+    assert narrate(Event("turn_end", 0), yard) is None
+
+
+def test_ruleset_narrate_hook_takes_precedence(yard):
+    class Loud(type(RS)):
+        def narrate(self, event, enc):
+            return "LOUD" if event.kind == "move" else None
+
+    loud = Loud()
+    ev = [Event("move", 0, start=(1, 1), end=(2, 2), squares=1, how="moves"), Event("aim", 0)]
+    assert narrate_events(ev, yard, loud) == ["LOUD", "Kira aims (2 swift actions)"]
+
+
+def test_map_text_rich_and_image(yard):
+    b = Battle(yard, RS, SeededDice(0))
+    b.start({0: 20, 1: 10, 2: 5, 3: 1})
+    mk = markers(yard)
+    assert len(set(mk.values())) == len(yard.units)
+    assert not set(mk.values()) & set(yard.grid.legend)           # never a terrain symbol
+    text = map_text(yard, RS)
+    rows = text.splitlines()
+    assert rows[1 + 1][3 + 1] == mk[0]                            # Kira at (1, 1): after header and row label
+    assert "[##########]" in text and "Ref " in text and ">" + mk[0] in text
+    yard.units[3].hp, yard.units[3].down = 0, True
+    text = map_text(yard, RS)
+    assert "DOWN" in text and "x" in text.splitlines()[1 + 4]
+    from rich.console import Console
+    con = Console(record=True, width=120)
+    con.print(map_rich(yard, RS))
+    assert "Trooper 1" in con.export_text()
+    img = map_image(yard, cell=10)
+    assert img.shape == (60, 100, 3) and img.dtype == np.uint8
+    # Kira's square is drawn in the first side's colour, a wall in grey
+    assert tuple(img[15, 15]) == (60, 200, 80)
+    assert tuple(img[5, 5]) == (150, 150, 150)
+
+
+class _Flat(Policy):
+    """Ranks every legal decision equally (does not know about tactics)."""
+    name = "flat"
+
+
+def test_flee_below_moves_away_for_policies_that_ignore_tactics(yard):
+    b = Battle(yard, RS, SeededDice(0))
+    b.start({0: 1, 1: 2, 2: 20, 3: 19})                       # Trooper 1 acts first
+    t1 = yard.units[2]
+    t1.tactics = {"flee_below": 0.5}
+    t1.hp = 5
+    yard.version += 1
+    prop = Chooser(_Flat(), "deadly", 0).propose(b)
+    assert prop.notes and "get away" in prop.notes[0]
+    assert prop.decision.action in ("move", "withdraw", "run")
+    here = min(yard.grid.distance(t1.pos, e.pos) for e in yard.enemies(t1))
+    there = min(yard.grid.distance(prop.decision.square, e.pos) for e in yard.enemies(t1))
+    assert there > here
+
+
+def test_prefer_targets_biases_attacks(yard):
+    b = Battle(yard, RS, SeededDice(0))
+    b.start({0: 1, 1: 2, 2: 20, 3: 19})
+    t1 = yard.units[2]
+    yard.units[1].hp = 3                                       # Dax is the weakest
+    t1.tactics = {"prefer_targets": "weakest"}
+    ranked = [(d, 1.0) for d in b.legal()]
+    out, notes = apply_tactics(b, ranked)
+    w = {d: p for d, p in out}
+    on_dax = [w[d] for d in w if d.target == 1]
+    on_kira = [w[d] for d in w if d.target == 0]
+    assert on_dax and on_kira and min(on_dax) > max(on_kira)
+    assert "Dax" in notes[0]
+    # a policy that honours tactics itself is left alone
+    c = Chooser(RandomPolicy(0))
+    assert c.apply_tactics
+    from agents.autopilot.policies import resolve_policy
+    assert not Chooser(resolve_policy("heuristic", RS, 0)).apply_tactics
+    assert Decision("ranged_attack", 1) in w or Decision("melee_attack", 1) in w
