@@ -1,0 +1,304 @@
+"""Speed measurements behind `tactician bench`.
+
+Three figures, each measured on one process:
+  engine     decisions per second of the rules engine alone: for every decision the mask, the observation
+             and the application of a random legal decision (4-vs-4 Saga skirmish on a 16x16 map);
+  training   MaskablePPO steps per second end to end (rollouts and updates) on the skirmish config, the
+             same trainer on a do-nothing env with identical spaces (the framework's ceiling), and their ratio;
+  latency    per NPC decision of a loaded MaskablePolicy (mask + observation + forward pass): p50 / p99.
+"""
+from __future__ import annotations
+
+import random
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.core.battle import Battle
+from engine.core.dice import SeededDice
+from engine.core.state import Encounter
+from engine.rulesets import get_ruleset
+
+ROOT = Path(__file__).resolve().parent.parent
+SKIRMISH_ENCOUNTER = ROOT / "configs" / "encounters" / "saga" / "skirmish_4v4.yaml"
+SKIRMISH_CONFIG = ROOT / "configs" / "saga" / "skirmish.yaml"
+TARGETS = {"engine_decisions_per_s": 20_000, "train_steps_per_s": 3_000, "train_ratio": 0.5,
+           "latency_p99_ms": 1.0}
+
+
+# ---- (a) engine ---------------------------------------------------------------------------------------
+def skirmish_encounter() -> tuple[Encounter, str]:
+    """The 4-vs-4 16x16 Saga skirmish: the shipped file if there is one, else a seeded random one."""
+    rs = get_ruleset("saga")
+    if SKIRMISH_ENCOUNTER.exists():
+        from engine.core.encounter_file import load_encounter
+        return load_encounter(SKIRMISH_ENCOUNTER, rs), str(SKIRMISH_ENCOUNTER.relative_to(ROOT))
+    from engine.core.generate import random_encounter
+    return random_encounter(rs, random.Random(0), 16, 16, sizes=(4, 4)), "random_encounter(seed 0, 16x16, 4v4)"
+
+
+def engine_rate(seconds: float = 3.0, seed: int = 0) -> dict[str, Any]:
+    """Decisions per second: legal + mask + observation + apply of a uniformly random legal decision."""
+    from envs.codec import ActionCodec
+    from envs.observation import ObservationEncoder
+
+    rs = get_ruleset("saga")
+    enc0, source = skirmish_encounter()
+    codec = ActionCodec(rs, 4, 16, 16)
+    obs_enc = ObservationEncoder(rs, 4, 16, 16)
+    out = np.zeros(obs_enc.size, dtype=np.float32)
+    rng = random.Random(seed)
+    n = battles = 0
+    clock = time.perf_counter
+    t0 = clock()
+    while True:
+        b = Battle(enc0.clone(), rs, SeededDice(seed + battles))
+        b.start()
+        battles += 1
+        while not b.over:
+            enc = b.enc
+            actor = enc.actor
+            legal = b.legal()
+            codec.mask(legal, enc, actor)
+            obs_enc.encode(enc, actor, out)
+            b.step(legal[rng.randrange(len(legal))])
+            n += 1
+        if clock() - t0 >= seconds:
+            break
+    dt = clock() - t0
+    return {"encounter": source, "decisions": n, "battles": battles, "seconds": round(dt, 3),
+            "decisions_per_s": round(n / dt, 1), "decisions_per_battle": round(n / battles, 1)}
+
+
+def policy_rate(name: str = "heuristic", seconds: float = 2.0, seed: int = 0) -> dict[str, Any]:
+    """Decisions per second of a rule policy (random / heuristic) choosing for both sides of the skirmish."""
+    from engine.policies import rule_policy
+
+    rs = get_ruleset("saga")
+    enc0, _ = skirmish_encounter()
+    try:
+        pol = rule_policy(name, seed)
+    except (KeyError, ImportError) as e:
+        return {"policy": name, "error": f"not available ({e})"}
+    n = battles = 0
+    t_choose = 0.0
+    clock = time.perf_counter
+    t0 = clock()
+    while True:
+        b = Battle(enc0.clone(), rs, SeededDice(seed + battles))
+        b.start()
+        battles += 1
+        while not b.over:
+            t1 = clock()
+            d = pol.choose(b)
+            t_choose += clock() - t1
+            b.step(d)
+            n += 1
+        if clock() - t0 >= seconds:
+            break
+    dt = clock() - t0
+    return {"policy": name, "decisions": n, "decisions_per_s": round(n / dt, 1),
+            "choose_ms_mean": round(1000 * t_choose / max(1, n), 3)}
+
+
+# ---- (b) training -------------------------------------------------------------------------------------
+class NullEnv:
+    """Built lazily (gymnasium imported only here): a do-nothing env with the spaces of `like`."""
+
+    @staticmethod
+    def make(like, episode_len: int = 200):
+        import gymnasium as gym
+
+        class _Null(gym.Env):
+            metadata = {"render_modes": []}
+
+            def __init__(self):
+                super().__init__()
+                self.observation_space = like.observation_space
+                self.action_space = like.action_space
+                self._obs = np.zeros(self.observation_space.shape, dtype=np.float32)
+                self._mask = np.ones(self.action_space.n, dtype=bool)
+                self._mask[-1] = False
+                self._t = 0
+
+            def reset(self, *, seed=None, options=None):
+                super().reset(seed=seed)
+                self._t = 0
+                return self._obs.copy(), {}
+
+            def step(self, action):
+                self._t += 1
+                return self._obs.copy(), 0.0, self._t >= episode_len, False, {}
+
+            def action_masks(self):
+                return self._mask.copy()
+
+        return _Null()
+
+
+def _trainer(cfg_path: Path | None) -> tuple[Any, Any, Any, str]:
+    """(cfg, make_vec_env, build_model, how): the trainer's own builders when they exist, else a stand-in."""
+    try:
+        from agents.config import load_config  # type: ignore
+        from agents.train import build_model, make_vec_env  # type: ignore
+        if cfg_path is not None and cfg_path.exists():
+            return load_config(cfg_path), make_vec_env, build_model, f"agents.train on {cfg_path.name}"
+    except ImportError:
+        pass
+    return dict(FALLBACK), _fallback_vec_env, _fallback_model, \
+        "stand-in MaskablePPO + DummyVecEnv (agents.train or the skirmish config is not there yet)"
+
+
+FALLBACK = {"n_envs": 16, "n_steps": 256, "batch_size": 1024, "n_epochs": 4, "net_arch": [128, 128],
+            "opponent": "heuristic"}
+
+
+def _fallback_vec_env(cfg: dict):
+    from stable_baselines3.common.vec_env import DummyVecEnv
+    from envs.tactics_env import TacticsEnv
+    from engine.policies import rule_policy
+
+    try:
+        rule_policy(cfg["opponent"])
+        opp = cfg["opponent"]
+    except (KeyError, ImportError):
+        opp = "random"
+
+    def make(k):
+        def _f():
+            env = TacticsEnv("saga", opponent=opp, generator={"sizes": (2, 4)})
+            env.reset(seed=k)
+            return env
+        return _f
+    return DummyVecEnv([make(k) for k in range(cfg["n_envs"])])
+
+
+def _fallback_model(cfg: dict, venv):
+    from sb3_contrib import MaskablePPO
+    return MaskablePPO("MlpPolicy", venv, n_steps=cfg["n_steps"], batch_size=cfg["batch_size"],
+                       n_epochs=cfg["n_epochs"], policy_kwargs={"net_arch": cfg["net_arch"]},
+                       device="cpu", verbose=0, seed=0)
+
+
+def _null_vec_env(venv):
+    """A DummyVecEnv of do-nothing envs with the same count and spaces as `venv`."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+    return DummyVecEnv([lambda: NullEnv.make(venv)] * venv.num_envs)
+
+
+def _timed_learn(model, seconds: float) -> dict[str, Any]:
+    """Train until `seconds` have passed, counting whole rollout + update cycles after a warm-up cycle."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Clock(BaseCallback):
+        def __init__(self):
+            super().__init__()
+            self.marks: list[tuple[float, int]] = []
+            self.stop = False
+
+        def _on_rollout_start(self) -> None:
+            self.marks.append((time.perf_counter(), self.model.num_timesteps))
+            if len(self.marks) >= 3 and self.marks[-1][0] - self.marks[1][0] >= seconds:
+                self.stop = True
+
+        def _on_step(self) -> bool:
+            return not self.stop
+
+    cb = Clock()
+    model.learn(total_timesteps=10**9, callback=cb, progress_bar=False)
+    (t1, s1), (t2, s2) = cb.marks[1], cb.marks[-1]
+    return {"steps": s2 - s1, "seconds": round(t2 - t1, 3), "steps_per_s": round((s2 - s1) / (t2 - t1), 1)}
+
+
+def training_rate(seconds: float = 10.0, cfg_path: Path | None = SKIRMISH_CONFIG,
+                  overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Steps/s of the skirmish trainer, of the same trainer on a do-nothing env, and their ratio."""
+    import torch
+
+    cfg, make_vec_env, build_model, how = _trainer(cfg_path)
+    if overrides and isinstance(cfg, dict):
+        cfg.update(overrides)
+    venv = make_vec_env(cfg)
+    model = build_model(cfg, venv)
+    real = _timed_learn(model, seconds)
+    null = _null_vec_env(venv)
+    model_null = build_model(cfg, null)
+    ceiling = _timed_learn(model_null, seconds)
+    venv.close()
+    null.close()
+    return {"trainer": how, "n_envs": venv.num_envs, "n_steps": model.n_steps, "batch_size": model.batch_size,
+            "torch_threads": torch.get_num_threads(), "skirmish": real, "null_env": ceiling,
+            "steps_per_s": real["steps_per_s"], "ceiling_steps_per_s": ceiling["steps_per_s"],
+            "ratio": round(real["steps_per_s"] / max(1e-9, ceiling["steps_per_s"]), 3)}
+
+
+# ---- (c) NPC decision latency ---------------------------------------------------------------------------
+def _latency_model(tmp: Path) -> tuple[Path, str]:
+    from agents.policies import zoo_model
+    z = zoo_model("saga")
+    if z.exists():
+        return z, "zoo:saga"
+    from sb3_contrib import MaskablePPO
+    from agents.policies import write_meta
+    from envs.tactics_env import TacticsEnv
+
+    env = TacticsEnv("saga", opponent="random")
+    arch = FALLBACK["net_arch"]
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": arch}, device="cpu", seed=0, n_steps=64)
+    path = tmp / "untrained.zip"
+    model.save(str(path))
+    write_meta(path, env.rs, env.max_per_side, (env.map_w, env.map_h))
+    return path, f"freshly initialised MaskablePPO (net_arch {arch})"
+
+
+def decision_latency(decisions: int = 500, seed: int = 0) -> dict[str, Any]:
+    """Per-decision time of MaskablePolicy.choose on fresh states (legal + mask + observation + forward)."""
+    from agents.policies import MaskablePolicy
+    from engine.core.policy import RandomPolicy
+
+    rs = get_ruleset("saga")
+    enc0, _ = skirmish_encounter()
+    with tempfile.TemporaryDirectory() as tmp:
+        path, what = _latency_model(Path(tmp))
+        pol = MaskablePolicy(path, rs, deterministic=True, seed=seed)
+        other = RandomPolicy(seed)
+        times: list[float] = []
+        clock = time.perf_counter
+        games = 0
+        while len(times) < decisions:
+            b = Battle(enc0.clone(), rs, SeededDice(seed + games))
+            b.start()
+            games += 1
+            while not b.over and len(times) < decisions:
+                if b.actor.side == "npcs":
+                    t0 = clock()
+                    d = pol.choose(b)
+                    times.append(clock() - t0)
+                else:
+                    d = other.choose(b)
+                b.step(d)
+    ms = np.array(times[min(20, len(times) // 10):]) * 1000  # drop the first calls (allocations, caches)
+    return {"model": what, "decisions": int(ms.size), "p50_ms": round(float(np.percentile(ms, 50)), 3),
+            "p99_ms": round(float(np.percentile(ms, 99)), 3), "mean_ms": round(float(ms.mean()), 3)}
+
+
+def run_all(seconds: float = 5.0, parts: tuple[str, ...] = ("engine", "policy", "train", "latency"),
+            train_overrides: dict[str, Any] | None = None, latency_decisions: int = 500) -> dict[str, Any]:
+    """Every measurement, as one dict (what `tactician bench --json` prints)."""
+    import os
+    import platform
+
+    res: dict[str, Any] = {"python": platform.python_version(), "cpus": os.cpu_count(), "seconds": seconds,
+                           "targets": TARGETS}
+    if "engine" in parts:
+        res["engine"] = engine_rate(seconds)
+    if "policy" in parts:
+        res["heuristic"] = policy_rate("heuristic", max(0.5, seconds / 2))
+    if "train" in parts:
+        res["training"] = training_rate(seconds * 2, overrides=train_overrides)
+    if "latency" in parts:
+        res["latency"] = decision_latency(latency_decisions)
+    return res

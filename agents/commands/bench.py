@@ -1,0 +1,63 @@
+"""`tactician bench`: engine decisions/s, training steps/s against the framework's ceiling, NPC decision latency."""
+from __future__ import annotations
+
+import json
+
+import typer
+
+PARTS = ("engine", "policy", "train", "latency")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def bench(seconds: float = typer.Option(5.0, "--seconds", "-s", min=0.05,
+                                            help="time per measurement (training gets twice this per trainer)"),
+              only: list[str] = typer.Option([], "--only", help=f"run only these parts: {', '.join(PARTS)}"),
+              as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+              n_envs: int = typer.Option(0, "--n-envs", help="stand-in trainer: number of envs (0 = default)"),
+              n_steps: int = typer.Option(0, "--n-steps", help="stand-in trainer: rollout length (0 = default)"),
+              latency_decisions: int = typer.Option(500, "--decisions", min=20,
+                                                    help="NPC decisions timed for the latency figure")):
+        """Measure speed: engine decisions/s (mask + observation + apply, 4v4 Saga 16x16, one core),
+        training steps/s end to end vs the same trainer on a do-nothing env, and per-decision latency."""
+        from agents.bench import TARGETS, run_all
+
+        bad = [p for p in only if p not in PARTS]
+        if bad:
+            raise typer.BadParameter(f"unknown part(s) {', '.join(bad)}; use {', '.join(PARTS)}", param_hint="--only")
+        over = {}
+        if n_envs:
+            over["n_envs"] = n_envs
+        if n_steps:
+            over["n_steps"] = n_steps
+            over["batch_size"] = min(1024, n_steps * (n_envs or 16))
+        res = run_all(seconds, tuple(only) or PARTS, train_overrides=over or None,
+                      latency_decisions=latency_decisions)
+        if as_json:
+            typer.echo(json.dumps(res, indent=2))
+            return
+        typer.echo(f"python {res['python']}, {res['cpus']} cpus, {seconds:g} s per measurement")
+        if "engine" in res:
+            e = res["engine"]
+            typer.echo(f"engine    {e['decisions_per_s']:>10,.0f} decisions/s   (mask + observation + apply; "
+                       f"{e['decisions']} decisions in {e['battles']} battles; {e['encounter']}; "
+                       f"target >= {TARGETS['engine_decisions_per_s']:,})")
+        if "heuristic" in res:
+            h = res["heuristic"]
+            if "error" in h:
+                typer.echo(f"heuristic  {h['error']}")
+            else:
+                typer.echo(f"heuristic {h['decisions_per_s']:>10,.0f} decisions/s   "
+                           f"(choose {h['choose_ms_mean']} ms mean, both sides)")
+        if "training" in res:
+            t = res["training"]
+            typer.echo(f"training  {t['steps_per_s']:>10,.0f} steps/s       ({t['trainer']}; {t['n_envs']} envs x "
+                       f"{t['n_steps']} steps, batch {t['batch_size']}; target >= "
+                       f"{TARGETS['train_steps_per_s']:,})")
+            typer.echo(f"ceiling   {t['ceiling_steps_per_s']:>10,.0f} steps/s       (same trainer, do-nothing env)")
+            typer.echo(f"ratio     {t['ratio']:>10.3f}               (target >= {TARGETS['train_ratio']})")
+        if "latency" in res:
+            lat = res["latency"]
+            typer.echo(f"latency   p50 {lat['p50_ms']:.3f} ms  p99 {lat['p99_ms']:.3f} ms  "
+                       f"(per NPC decision, {lat['decisions']} decisions, {lat['model']}; "
+                       f"target p99 <= {TARGETS['latency_p99_ms']} ms)")

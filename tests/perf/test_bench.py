@@ -1,0 +1,57 @@
+"""`tactician bench` runs with tiny settings and reports every field (no timing assertions)."""
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from agents import bench
+from agents.cli import app
+
+
+def test_engine_rate_counts_decisions():
+    r = bench.engine_rate(0.05)
+    assert r["decisions"] > 0 and r["battles"] >= 1
+    assert r["decisions_per_s"] > 0
+    assert "16x16" in r["encounter"] or r["encounter"].endswith(".yaml")
+
+
+def test_null_env_has_the_same_spaces_and_a_mask_with_one_hole():
+    from envs.tactics_env import TacticsEnv
+    env = TacticsEnv("saga", opponent="random")
+    null = bench.NullEnv.make(env)
+    assert null.observation_space == env.observation_space and null.action_space == env.action_space
+    obs, _ = null.reset(seed=0)
+    assert obs.shape == env.observation_space.shape and not obs.any()
+    m = null.action_masks()
+    assert m.sum() == env.action_space.n - 1 and not m[-1]
+    obs, r, term, trunc, _ = null.step(0)
+    assert r == 0.0 and not term and not trunc
+
+
+def test_training_and_latency_report_their_fields():
+    t = bench.training_rate(0.01, cfg_path=None,
+                            overrides={"n_envs": 2, "n_steps": 16, "batch_size": 32, "n_epochs": 1,
+                                       "net_arch": [8]})
+    for k in ("steps_per_s", "ceiling_steps_per_s", "ratio", "trainer", "n_envs"):
+        assert k in t
+    assert t["n_envs"] == 2 and t["skirmish"]["steps"] >= 32 and t["null_env"]["steps"] >= 32
+    assert t["ratio"] > 0
+    lat = bench.decision_latency(decisions=30)
+    assert lat["decisions"] > 0 and 0 < lat["p50_ms"] <= lat["p99_ms"]
+
+
+def test_cli_prints_json_with_the_engine_figure():
+    args = ["--seconds", "0.05", "--only", "engine", "--json"]
+    res = CliRunner().invoke(app, args)
+    if res.exit_code != 0 or not res.output.lstrip().startswith("{"):  # several commands registered
+        res = CliRunner().invoke(app, ["bench", *args])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["engine"]["decisions"] > 0 and "targets" in data
+    text = CliRunner().invoke(app, ["bench", "--seconds", "0.05", "--only", "engine"])
+    if text.exit_code != 0:
+        text = CliRunner().invoke(app, ["--seconds", "0.05", "--only", "engine"])
+    assert "decisions/s" in text.output
+    bad = CliRunner().invoke(app, ["bench", "--only", "nonsense"])
+    assert bad.exit_code != 0
