@@ -106,15 +106,21 @@ class HeuristicPolicy(Policy):
     def __init__(self, seed: int | None = 0):
         self._seed = seed
         self._rng = random.Random(seed)
+        # square values shared by decision points whose units stand and fare alike (the actor's own square
+        # and the budget left do not enter them)
+        self._memo: dict = {}
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             self._seed = seed
         self._rng = random.Random(self._seed)
+        self._memo = {}
 
     # ---- Policy -----------------------------------------------------------------------------------------
     def choose(self, battle: "Battle") -> Decision:
-        scored = self._scores(battle)
+        """The best decision. For speed, squares off a coarse lattice that are not key squares (next to
+        cover, to an enemy, to the actor) are not considered; `rank` considers them all."""
+        scored = self._scores(battle, prune=True)
         return max(scored, key=lambda x: x[1])[0]
 
     def rank(self, battle: "Battle") -> list[tuple[Decision, float]]:
@@ -130,19 +136,24 @@ class HeuristicPolicy(Policy):
         return sorted(self._scores(battle), key=lambda x: -x[1])
 
     # ---- scoring ------------------------------------------------------------------------------------------
-    def _scores(self, battle: "Battle") -> list[tuple[Decision, float]]:
+    def _scores(self, battle: "Battle", prune: bool = False) -> list[tuple[Decision, float]]:
         legal = battle.legal()
         if len(legal) == 1:
             return [(legal[0], 0.0)]
-        t = _Turn(battle, tactics_for(battle.ruleset))
+        t = _Turn(battle, tactics_for(battle.ruleset), prune, self._memo)
         jitter = self._rng.random
-        return [(d, t.score(d) + 1e-6 * jitter()) for d in legal]
+        out = []
+        for d in legal:
+            if t.pruned(d):
+                continue
+            out.append((d, t.score(d) + 1e-6 * jitter()))
+        return out
 
 
 class _Turn:
     """Everything about one decision point of one unit, computed lazily and once."""
 
-    def __init__(self, battle: "Battle", tac):
+    def __init__(self, battle: "Battle", tac, prune: bool = False, memo: dict | None = None):
         self.b, self.tac, self.rs = battle, tac, battle.ruleset
         self.v = tac.view(battle.enc, battle.enc.actor)
         self.enc: "Encounter" = battle.enc
@@ -154,10 +165,29 @@ class _Turn:
         self.weights = self._target_weights()
         self._pos: dict = {}
         self._offense: dict = {}
+        if memo is not None and hasattr(self.v, "state_key"):
+            pref = (a.tactics or {}).get("prefer_targets")
+            key = (self.v.state_key(), self.fleeing, a.pos if pref == "nearest" else None)
+            got = memo.get(key)
+            if got is None:
+                if len(memo) > 512:
+                    memo.clear()
+                got = memo[key] = ({}, {})
+            self._pos, self._offense = got
         self._best_reposition: float | None = None
         self._after: dict[str, tuple[bool, bool]] = {}
         self._can_strike: bool | None = None
-        self.moves = [d for d in battle.legal() if tac.kind(d) in ("move", "withdraw")]
+        self.keep = None
+        if prune and hasattr(self.v, "key_squares"):
+            self.keep = self.v.key_squares()
+        self.moves = [d for d in battle.legal() if tac.kind(d) in ("move", "withdraw") and not self.pruned(d)]
+
+    def pruned(self, d: Decision) -> bool:
+        """Whether a square decision is skipped: off the even lattice and not a key square."""
+        if self.keep is None or d.square is None:
+            return False
+        x, y = d.square
+        return (x & 1 or y & 1) and d.square not in self.keep
 
     # -- targets --
     def _target_weights(self) -> dict[int, float]:
@@ -273,13 +303,13 @@ class _Turn:
         kind = tac.kind(d)
         if kind == "end":
             return self.pos_value(a.pos)
-        attack_scale = 0.25 if self.fleeing else 1.0
+        attack_scale = 0.1 if self.fleeing else 1.0
         if kind == "attack":
             t = enc.units[d.target]
             est = self.rs.estimate(enc, a, d)
             v = attack_scale * self.value(t, est) - self.v.provoked(d)
-            if not t.active:
-                return v
+            if self.fleeing:  # a fleeing unit attacks only when it has nowhere better to go
+                return v + self.pos_value(a.pos)
             v += self.best_reposition() if self.can_move_after(d) else self.pos_value(a.pos)
             return v
         if kind == "full_attack":

@@ -89,6 +89,18 @@ class SagaTactics:
             got = self._vis[key] = (g._geometry, {})
         return got[1]
 
+    def cover_squares(self, g) -> frozenset[tuple[int, int]]:
+        """Squares next to low or heavy cover (where a shooter can stand behind it), cached per map."""
+        key = ("cover", id(g._geometry), frozenset(g.broken))
+        got = self._vis.get(key)
+        if got is None or got[0] is not g._geometry:
+            out = set()
+            for i, t in enumerate(g.terrain):
+                if t in ("low_cover", "heavy_cover") and i not in g.broken:
+                    out.update(g.within(g.xy(i), 1))
+            got = self._vis[key] = (g._geometry, frozenset(out))
+        return got[1]
+
     @staticmethod
     def sight(g, table: dict, i: int, j: int) -> tuple[bool, bool, int]:
         """(line of sight, line of effect, cover bonus) between flat squares i and j."""
@@ -125,7 +137,7 @@ def _attacker_sig(u: Unit) -> tuple:
     """What of a unit's state enters its attack bonus and damage (not its square, not its aim)."""
     s = u.state
     return (u.id, s["ct"], s["prone"], s["charged"], tuple(s["hands"]), tuple(s["lost"]), tuple(s["modes"]),
-            s["suppressed"], len(s["grabbed_by"]), s["attack_penalty"])
+            s["suppressed"], len(s["grabbed_by"]), s["attack_penalty"], s["pinned_by"], s["no_attacks"])
 
 
 def _target_sig(u: Unit) -> tuple:
@@ -170,6 +182,24 @@ class _View:
 
     def _sight(self, i: int, j: int) -> tuple[bool, bool, int]:
         return SagaTactics.sight(self.g, self._table, i, j)
+
+    def state_key(self) -> int:
+        """Everything square values depend on: every unit's state and square (but the actor's square)."""
+        a = self.a
+        return self.tac.token((a.id, self.world, tuple(
+            (u.id, self.att[u.id], self.tgt[u.id], u.pos if u.id != a.id else None)
+            for u in self.enc.units if u.active)))
+
+    def key_squares(self) -> set[tuple[int, int]]:
+        """Squares worth a look beyond a coarse lattice: next to cover, within reach of an enemy, next to
+        the actor (a policy that prunes squares for speed keeps these)."""
+        g, a = self.g, self.a
+        out = set(self.tac.cover_squares(g))
+        out.update(g.within(a.pos, 1))
+        reach = max(1, a.stats["reach"])
+        for e in self.enemies:
+            out.update(g.within(e.pos, reach))
+        return out
 
     # -- estimates --
     def estimate(self, att: Unit, tgt: Unit, n: int, apos, tpos, aimed: bool = False) -> Estimate:
