@@ -58,6 +58,7 @@ class SagaRuleset(Ruleset):
     env_name = "Saga"
     rules_file = "000_60d80ebe07ad66a0.txt"
     metric = "alternating"
+    attack_defense = "Reflex"  # what narration calls the defense an attack roll is against
     sides = ("pcs", "npcs")
     economy = Economy(slots={"standard": 1, "move": 1, "swift": 1},
                       trades={"standard": ("standard",), "move": ("move", "standard"),
@@ -234,8 +235,15 @@ class SagaRuleset(Ruleset):
             tgt = enc.units[d.target]
         if spec.target == "square" and (d.square is None or not g.inside(*d.square)):
             return f"{spec.name} needs a square on the {g.width}x{g.height} map"
-        if spec.options > 1 and not 0 <= d.option < spec.options:
-            return f"{spec.name} option {d.option} does not exist"
+        if not 0 <= d.option < max(1, spec.options):
+            return (f"{spec.name} has no option {d.option}" if spec.options > 1
+                    else f"{spec.name} takes no option (got {d.option})")
+        if spec.target == "none" and (d.target is not None or d.square is not None):
+            return f"{spec.name} takes no target or square"
+        if spec.target != "square" and d.square is not None:
+            return f"{spec.name} targets a unit, not a square"
+        if spec.target == "square" and d.target is not None:
+            return f"{spec.name} targets a square, not a unit"
         if tgt is not None and spec.target == "enemy":
             if tgt.side == a.side:
                 return f"{tgt.name} is on {a.name}'s side"
