@@ -144,7 +144,7 @@ class HeuristicPolicy(Policy):
         jitter = self._rng.random
         out = []
         for d in legal:
-            if t.pruned(d):
+            if d in t.skip:
                 continue
             out.append((d, t.score(d) + 1e-6 * jitter()))
         return out
@@ -177,12 +177,14 @@ class _Turn:
         self._best_reposition: float | None = None
         self._after: dict[str, tuple[bool, bool]] = {}
         self._can_strike: bool | None = None
+        self._enemy_squares = [e.pos for e in self.enemies]
         self.keep = None
         if prune and hasattr(self.v, "key_squares"):
             self.keep = self.v.key_squares()
-        self.moves = [d for d in battle.legal() if tac.kind(d) in ("move", "withdraw") and not self.pruned(d)]
+        self.skip = {d for d in battle.legal() if self._pruned(d)}
+        self.moves = [d for d in battle.legal() if tac.kind(d) in ("move", "withdraw") and d not in self.skip]
 
-    def pruned(self, d: Decision) -> bool:
+    def _pruned(self, d: Decision) -> bool:
         """Whether a square decision is skipped: off the even lattice and not a key square."""
         if self.keep is None or d.square is None:
             return False
@@ -236,10 +238,10 @@ class _Turn:
         got = self._pos.get(pos)
         if got is not None:
             return got
-        enc, v = self.enc, self.v
+        v = self.v
         threat = v.threat(pos)
-        g = enc.grid
-        near = min((g.distance(pos, e.pos) for e in self.enemies), default=0)
+        dist = self.enc.grid.distance
+        near = min([dist(pos, p) for p in self._enemy_squares], default=0)
         if self.fleeing:
             hidden = not any(v.sees(e, pos) for e in self.enemies)
             val = FLEE_DISTANCE * near + (FLEE_HIDDEN if hidden else 0.0) - 1.5 * THREAT_WEIGHT * threat

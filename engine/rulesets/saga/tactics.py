@@ -124,6 +124,9 @@ class SagaTactics:
         return got
 
 
+_MISSING = object()
+
+
 def _field(store: dict, key) -> dict:
     got = store.get(key)
     if got is None:
@@ -254,19 +257,19 @@ class _View:
         s = a.state
         out: list[tuple[Unit, Estimate, float]] = []
         if not (s["no_attacks"] or s["pinned_by"] is not None or not self.rs.can_act(self.enc, a)):
-            occ = self.occupied
+            occ = self.occupied.keys()
+            line = g._geometry.line
             i = g.index(*pos)
             for e, field in self._offense_fields:
-                got = field.get(key, 0)
-                if got == 0:
+                got = field.get(key, _MISSING)
+                if got is _MISSING:
                     got = field[key] = self._strike(e, pos, aimed)
                 if got is None:
                     continue
                 est, ranged = got
                 cost = 0.0
                 if ranged:
-                    j = g.index(*e.pos)
-                    if any(k in occ and occ[k] != e.id for k in g._geometry.line(i, j) if k != i and k != j):
+                    if not occ.isdisjoint(line(i, g.index(*e.pos))):  # someone in the line of fire
                         melee = self.first[a.id][0]
                         if melee is None or g.distance(pos, e.pos) > 1:
                             continue
