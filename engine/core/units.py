@@ -49,9 +49,9 @@ class Unit:
 
     @staticmethod
     def from_dict(d: dict) -> "Unit":
-        return Unit(d["id"], d["name"], d["side"], tuple(d["pos"]), d["hp"], d["max_hp"], d["stats"],
-                    d.get("template", ""), d.get("state", {}), d.get("tactics", {}), d.get("down", False),
-                    d.get("dead", False))
+        return Unit(d["id"], d["name"], d["side"], tuple(d["pos"]), d["hp"], d["max_hp"], copy.deepcopy(d["stats"]),
+                    d.get("template", ""), copy.deepcopy(d.get("state", {})), copy.deepcopy(d.get("tactics", {})),
+                    d.get("down", False), d.get("dead", False))
 
     def __repr__(self) -> str:
         return f"Unit({self.id}, {self.name!r}, {self.side}, {self.pos}, hp={self.hp}/{self.max_hp})"
