@@ -1,0 +1,308 @@
+"""Training: MaskablePPO on vectorised TacticsEnvs, from a validated `TrainConfig`.
+
+The loop, in the order it happens (`run`):
+  1. resolve the run directory `runs/<name>__<timestamp>/` (or reuse it with --resume) and write config.yaml;
+  2. `make_vec_env(cfg)`: `train.n_envs` TacticsEnvs in one DummyVecEnv (on 2 cores, many envs in one
+     process beat SubprocVecEnv), each with a `MixedOpponent` that draws its opponent at every episode
+     start from the current stage of `env.opponent` (random / heuristic / checkpoint / league snapshot);
+  3. `build_model(cfg, venv)`: MaskablePPO with a small MLP (or the latest checkpoint on --resume);
+  4. `model.learn` with callbacks: league snapshots, checkpoints, masked evaluation and TensorBoard
+     logging (agents/callbacks.py). Ctrl-C saves a checkpoint and returns;
+  5. save model.zip + model.meta.json, evaluate `eval.final_episodes` per opponent into eval.json.
+
+League opponents are always frozen copies loaded from snapshot files, never the live model.
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+import warnings
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.core.policy import Policy, RandomPolicy
+from engine.rulesets import get_ruleset
+
+from .config import TrainConfig, load_config
+from .policies import MaskablePolicy, write_meta
+
+RUNS = Path("runs")
+
+
+# ---- opponents -------------------------------------------------------------------------------------
+def rule_opponent(name: str, seed: int | None = 0) -> Policy:
+    """'random' or 'heuristic'; falls back to random (with a warning) if the heuristic is unavailable."""
+    from engine.policies import rule_policy
+    try:
+        return rule_policy(name, seed)
+    except (ImportError, KeyError) as e:  # pragma: no cover - only while the heuristic is being written
+        warnings.warn(f"opponent '{name}' unavailable ({e}); using random instead")
+        return RandomPolicy(seed)
+
+
+class League:
+    """What opponents exist right now: the schedule stage, the fixed checkpoint and the league snapshots.
+
+    Shared by every env of a DummyVecEnv; the league callback moves `step` on and adds snapshots.
+    """
+
+    def __init__(self, cfg: TrainConfig, snapshot_dir: Path | None = None):
+        self.cfg, self.rs = cfg, get_ruleset(cfg.ruleset)
+        self.ocfg = cfg.env.opponent
+        self.step = 0
+        self.snapshot_dir = snapshot_dir
+        self.snapshots: list[Path] = []
+        self._loaded: dict[Path, MaskablePolicy] = {}
+        self._checkpoint: Policy | None = None
+        if snapshot_dir is not None and snapshot_dir.exists():
+            self.snapshots = sorted(snapshot_dir.glob("step_*.zip"), key=_step_of)
+
+    def add_snapshot(self, path: Path) -> None:
+        self.snapshots.append(path)
+        keep = set(self.snapshots[-self.ocfg.max_snapshots:])
+        for p in list(self._loaded):
+            if p not in keep:
+                del self._loaded[p]
+
+    def shares(self) -> dict[str, float]:
+        return self.ocfg.stage_at(self.step).shares()
+
+    def stage_index(self) -> int:
+        return self.ocfg.stages.index(self.ocfg.stage_at(self.step))
+
+    def snapshot_policy(self, rng: np.random.Generator) -> Policy | None:
+        pool = self.snapshots[-self.ocfg.max_snapshots:]
+        if not pool:
+            return None
+        path = pool[int(rng.integers(len(pool)))]
+        if path not in self._loaded:
+            self._loaded[path] = MaskablePolicy(path, self.rs, deterministic=False, seed=int(rng.integers(2**31)))
+        return self._loaded[path]
+
+    def checkpoint_policy(self) -> Policy:
+        if self._checkpoint is None:
+            self._checkpoint = MaskablePolicy(self.ocfg.checkpoint, self.rs, deterministic=False)
+        return self._checkpoint
+
+
+class MixedOpponent(Policy):
+    """The opponent of one env: re-drawn from the league's current shares at every episode start.
+
+    TacticsEnv calls `reset(seed)` on its opponent in `reset()`, i.e. exactly at episode boundaries.
+    """
+
+    name = "mixed"
+
+    def __init__(self, league: League, seed: int = 0):
+        self.league = league
+        self.rng = np.random.default_rng(seed)
+        self.rules = {"random": rule_opponent("random", seed), "heuristic": rule_opponent("heuristic", seed)}
+        self.kind = self.last_kind = "random"
+        self.current: Policy = self.rules["random"]
+
+    def reset(self, seed: int | None = None) -> None:
+        self.last_kind = self.kind  # the kind of the episode that just ended (for per-opponent win rates)
+        shares = self.league.shares()
+        kinds = list(shares)
+        kind = kinds[int(self.rng.choice(len(kinds), p=np.array([shares[k] for k in kinds])))]
+        pol: Policy | None
+        if kind == "league":
+            pol = self.league.snapshot_policy(self.rng)
+            if pol is None:  # no snapshot yet: the heuristic stands in
+                kind, pol = "heuristic", self.rules["heuristic"]
+        elif kind == "checkpoint":
+            pol = self.league.checkpoint_policy()
+        else:
+            pol = self.rules[kind]
+        self.kind, self.current = kind, pol
+        pol.reset(seed)
+
+    def choose(self, battle):
+        return self.current.choose(battle)
+
+    def rank(self, battle):
+        return self.current.rank(battle)
+
+
+# ---- the two building blocks (also used by `tactician bench`) ---------------------------------------
+def env_kwargs(cfg: TrainConfig) -> dict[str, Any]:
+    """TacticsEnv keyword arguments of a config (without the opponent)."""
+    e = cfg.env
+    g = e.generator
+    return {"ruleset": cfg.ruleset, "encounters": list(e.encounters) or None,
+            "generator": {"width": g.width, "height": g.height, "sizes": tuple(g.sizes), "pools": g.pools,
+                          "mirrored": g.mirrored},
+            "learner_side": e.learner_side, "max_per_side": e.max_per_side, "map_size": tuple(e.map_size),
+            "round_limit": e.round_limit, "rewards": e.rewards.model_dump()}
+
+
+def make_vec_env(cfg: TrainConfig, league: League | None = None):
+    """`train.n_envs` TacticsEnvs in a DummyVecEnv (VecMonitor on top), seeded from `train.seed`.
+
+    Each env gets a MixedOpponent over `league` (a fresh one without snapshots if not given); the
+    league is also reachable as `venv.league`.
+    """
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+
+    from envs.tactics_env import TacticsEnv
+
+    league = league or League(cfg)
+    kwargs = env_kwargs(cfg)
+    seed = cfg.train.seed
+
+    def factory(i: int):
+        def make():
+            return TacticsEnv(**kwargs, opponent=MixedOpponent(league, seed * 1000 + i))
+        return make
+
+    venv = VecMonitor(DummyVecEnv([factory(i) for i in range(cfg.train.n_envs)]))
+    venv.seed(seed)
+    venv.league = league
+    return venv
+
+
+def build_model(cfg: TrainConfig, venv, tensorboard_log: str | None = None):
+    """A fresh MaskablePPO for the config's hyperparameters on `venv` (CPU)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    p = cfg.ppo
+    torch.set_num_threads(cfg.train.torch_threads)
+    lr: Any = p.learning_rate
+    if p.lr_schedule == "linear":
+        lr = _linear(p.learning_rate)
+    act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
+    return MaskablePPO("MlpPolicy", venv, learning_rate=lr, n_steps=p.n_steps, batch_size=p.batch_size,
+                       n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
+                       ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm,
+                       target_kl=p.target_kl, seed=cfg.train.seed, device="cpu", verbose=0,
+                       tensorboard_log=tensorboard_log,
+                       policy_kwargs={"net_arch": dict(pi=list(p.net_arch), vf=list(p.net_arch)),
+                                      "activation_fn": act})
+
+
+class _linear:
+    """Linear decay of the learning rate to 0 (picklable, unlike a lambda in a closure)."""
+
+    def __init__(self, start: float):
+        self.start = start
+
+    def __call__(self, progress_remaining: float) -> float:
+        return self.start * progress_remaining
+
+
+# ---- saving ---------------------------------------------------------------------------------------
+def save_model(model, path: Path, cfg: TrainConfig, light: bool = False, **extra) -> Path:
+    """model.save + the .meta.json that lets `load_policy` check the encoding.
+
+    `light` leaves out the optimizer's moment estimates (two thirds of the file): for the final model,
+    which is for playing; checkpoints keep them so that --resume continues exactly.
+    """
+    from collections import defaultdict
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    opt = model.policy.optimizer
+    kept = opt.state
+    if light:
+        opt.state = defaultdict(dict)
+    try:
+        model.save(str(path))
+    finally:
+        opt.state = kept
+    if not path.name.endswith(".zip"):
+        path = path.with_name(path.name + ".zip")
+    e = cfg.env
+    write_meta(path, get_ruleset(cfg.ruleset), e.max_per_side, tuple(e.map_size), steps=int(model.num_timesteps),
+               run=cfg.name, train_env={"encounters": list(e.encounters),
+                                        "generator": e.generator.model_dump(mode="json"),
+                                        "round_limit": e.round_limit}, **extra)
+    return path
+
+
+def _step_of(p: Path) -> int:
+    m = re.search(r"step_(\d+)", p.name)
+    return int(m.group(1)) if m else -1
+
+
+def latest_checkpoint(run_dir: Path) -> Path | None:
+    ckpts = sorted((run_dir / "checkpoints").glob("step_*.zip"), key=_step_of)
+    return ckpts[-1] if ckpts else None
+
+
+def new_run_dir(name: str, root: Path = RUNS) -> Path:
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    d = root / f"{name}__{stamp}"
+    k = 1
+    while d.exists():
+        k += 1
+        d = root / f"{name}__{stamp}-{k}"
+    return d
+
+
+# ---- the run --------------------------------------------------------------------------------------
+def run(cfg: TrainConfig | None = None, run_dir: Path | None = None, resume: Path | None = None,
+        root: Path = RUNS, console=None) -> dict[str, Any]:
+    """Train (or resume) one run; returns {"run_dir", "model", "steps", "interrupted", "eval"}."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+
+    from .callbacks import make_callbacks
+
+    say = console.print if console is not None else print
+    if resume is not None:
+        run_dir = Path(resume)
+        if not (run_dir / "config.yaml").exists():
+            raise FileNotFoundError(f"{run_dir} has no config.yaml: not a run directory")
+        cfg = load_config(run_dir / "config.yaml")
+    else:
+        assert cfg is not None
+        run_dir = run_dir or new_run_dir(cfg.name, root)
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / "config.yaml").write_text(cfg.dump())
+    league = League(cfg, run_dir / "league")
+    venv = make_vec_env(cfg, league)
+    ckpt = latest_checkpoint(run_dir) if resume is not None else None
+    if resume is not None and ckpt is None:
+        raise FileNotFoundError(f"{run_dir}/checkpoints has no step_*.zip to resume from")
+    if ckpt is not None:
+        import torch
+        torch.set_num_threads(cfg.train.torch_threads)
+        model = MaskablePPO.load(str(ckpt), env=venv, device="cpu")
+        say(f"resuming {run_dir} from {ckpt.name} at step {model.num_timesteps}")
+    else:
+        model = build_model(cfg, venv)
+    model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
+    league.step = model.num_timesteps
+    remaining = cfg.train.total_timesteps - model.num_timesteps
+    interrupted = False
+    t0 = time.time()
+    start_steps = model.num_timesteps
+    callbacks = make_callbacks(cfg, run_dir, league)
+    if remaining > 0:
+        try:
+            model.learn(total_timesteps=remaining, callback=callbacks, reset_num_timesteps=False,
+                        progress_bar=cfg.train.progress_bar)
+        except KeyboardInterrupt:
+            interrupted = True
+    wall = time.time() - t0
+    steps = int(model.num_timesteps)
+    ck = save_model(model, run_dir / "checkpoints" / f"step_{steps}.zip", cfg)
+    final = save_model(model, run_dir / "model.zip", cfg, light=True, wall_time_s=round(wall, 1))
+    result: dict[str, Any] = {"run_dir": str(run_dir), "model": str(final), "steps": steps,
+                              "interrupted": interrupted, "checkpoint": str(ck),
+                              "steps_per_second": (steps - start_steps) / wall if wall > 0 else 0.0}
+    if interrupted:
+        say(f"interrupted at step {steps}: checkpoint {ck}; continue with `tactician train --resume {run_dir}`")
+    else:
+        from .callbacks import final_evaluation
+        ev = final_evaluation(cfg, model, run_dir)
+        result["eval"] = ev
+    for logger_format in model.logger.output_formats:
+        logger_format.close()
+    venv.close()
+    (run_dir / "result.json").write_text(json.dumps({k: v for k, v in result.items() if k != "eval"}, indent=2))
+    return result

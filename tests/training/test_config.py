@@ -1,0 +1,73 @@
+"""Training configs: validation names the key path and what is allowed; numbers from strings; --set."""
+import pytest
+import yaml
+
+from agents.config import ConfigError, apply_overrides, load_config
+
+
+def test_shipped_configs_validate():
+    for path in ("configs/saga/smoke.yaml", "configs/saga/skirmish.yaml"):
+        cfg = load_config(path)
+        assert cfg.ruleset == "saga"
+        assert cfg.ppo.batch_size <= cfg.ppo.n_steps * cfg.train.n_envs
+
+
+def test_numbers_written_as_strings_read_as_numbers(tmp_path):
+    p = tmp_path / "c.yaml"
+    p.write_text("ppo: {learning_rate: 3e-4, ent_coef: '1e-2'}\ntrain: {total_timesteps: 2e5}\n")
+    cfg = load_config(p)
+    assert cfg.ppo.learning_rate == pytest.approx(3e-4) and isinstance(cfg.ppo.learning_rate, float)
+    assert cfg.ppo.ent_coef == pytest.approx(0.01)
+    assert cfg.train.total_timesteps == 200_000 and isinstance(cfg.train.total_timesteps, int)
+
+
+@pytest.mark.parametrize("data, path, hint", [
+    ({"ppo": {"lr": 1}}, "ppo.lr", "learning_rate"),
+    ({"env": {"generator": {"colour": "red"}}}, "env.generator.colour", "sizes"),
+    ({"ppo": {"activation": "elu"}}, "ppo.activation", "relu"),
+    ({"ppo": {"gamma": 1.5}}, "ppo.gamma", "less than or equal to 1"),
+    ({"train": {"n_envs": "many"}}, "train.n_envs", "integer"),
+    ({"env": {"opponent": {"stages": [{"league": 1.0}]}}}, "env.opponent.stages.0", "heuristic > 0"),
+    ({"env": {"opponent": {"stages": [{"random": 1.0}, {"heuristic": 1.0}]}}}, "env.opponent", "until"),
+    ({"env": {"generator": {"sizes": [2, 9]}}}, "env", "max_per_side"),
+    ({"env": {"learner_side": "martians"}}, "(top level)", "learner_side"),
+    ({"ppo": {"batch_size": 10**6}}, "(top level)", "rollout"),
+])
+def test_errors_give_key_path_and_what_is_allowed(data, path, hint):
+    with pytest.raises(ConfigError) as e:
+        load_config(data=data)
+    msg = str(e.value)
+    assert f"  {path}:" in msg, msg
+    assert hint in msg, msg
+
+
+def test_set_overrides_use_dotted_paths_and_are_validated(tmp_path):
+    cfg = load_config("configs/saga/smoke.yaml", ["ppo.learning_rate=1e-3", "ppo.net_arch=[16, 16]",
+                                                  "env.opponent=heuristic", "name=other"])
+    assert cfg.ppo.learning_rate == pytest.approx(1e-3)
+    assert cfg.ppo.net_arch == [16, 16]
+    assert cfg.env.opponent.stages[0].shares() == {"heuristic": 1.0}
+    assert cfg.name == "other"
+    with pytest.raises(ConfigError, match="ppo.colour"):
+        load_config("configs/saga/smoke.yaml", ["ppo.colour=1"])
+    with pytest.raises(ConfigError, match="ppo.n_epochs"):
+        load_config("configs/saga/smoke.yaml", ["ppo.n_epochs=0"])
+    with pytest.raises(ConfigError, match="key.path=value"):
+        apply_overrides({}, ["ppo.n_epochs"])
+
+
+def test_resolved_config_round_trips():
+    cfg = load_config("configs/saga/skirmish.yaml")
+    again = load_config(data=yaml.safe_load(cfg.dump()))
+    assert again == cfg
+
+
+def test_opponent_schedule_and_shorthands():
+    cfg = load_config("configs/saga/skirmish.yaml")
+    o = cfg.env.opponent
+    assert o.stage_at(0).shares() == {"random": 1.0}
+    assert o.stage_at(10**9).heuristic > 0 and o.uses_league
+    league = load_config(data={"env": {"opponent": "league"}}).env.opponent
+    assert league.stages[0].heuristic > 0 and league.stages[0].league > 0
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(data={"env": {"opponent": "nowhere/model.zip"}})

@@ -1,0 +1,86 @@
+"""Masked evaluation: Wilson intervals, both seats, metrics from events, illegal decisions counted."""
+import math
+
+import pytest
+
+from agents.evaluate import encounter_source, evaluate, wilson
+from engine.core.decision import Decision
+from engine.core.policy import Policy, RandomPolicy
+from engine.rulesets import get_ruleset
+
+
+def test_wilson_known_values():
+    lo, hi = wilson(5, 10)
+    assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
+    lo, hi = wilson(0, 10)
+    assert lo == 0.0 and hi == pytest.approx(0.2775, abs=1e-4)
+    lo, hi = wilson(10, 10)
+    assert hi == 1.0 and lo == pytest.approx(0.7225, abs=1e-4)
+    assert wilson(0, 0) == (0.0, 1.0)
+    # symmetric, and narrower with more episodes
+    assert wilson(3, 20)[0] == pytest.approx(1 - wilson(17, 20)[1])
+    assert (wilson(200, 400)[1] - wilson(200, 400)[0]) < (wilson(5, 10)[1] - wilson(5, 10)[0])
+    assert wilson(50, 400)[0] < 50 / 400 < wilson(50, 400)[1]
+
+
+def _small_source(rs):
+    return encounter_source(rs, generator={"width": 10, "height": 10, "sizes": (1, 2)}, round_limit=8)
+
+
+def test_evaluation_plays_both_seats_of_each_encounter():
+    rs = get_ruleset("saga")
+    summary, stats = evaluate(RandomPolicy(1), RandomPolicy(2), rs, episodes=6, seed=3, source=_small_source(rs))
+    assert summary["episodes"] == 6
+    assert [s.side for s in stats] == [rs.sides[0], rs.sides[1]] * 3
+    assert set(summary["by_seat"]) == set(rs.sides[:2])
+    assert all(v["episodes"] == 3 for v in summary["by_seat"].values())
+    assert summary["wins"] + summary["draws"] + summary["losses"] == 6
+    assert math.isclose(summary["win_rate"] + summary["draw_rate"] + summary["loss_rate"], 1.0)
+    # same seed, same battles
+    again, _ = evaluate(RandomPolicy(1), RandomPolicy(2), rs, episodes=6, seed=3, source=_small_source(rs))
+    assert again == summary
+
+
+def test_metrics_are_sane_and_legal_policies_have_no_illegal_decisions():
+    rs = get_ruleset("saga")
+    summary, stats = evaluate(RandomPolicy(1), RandomPolicy(2), rs, episodes=4, seed=0, source=_small_source(rs))
+    t = summary["tactics"]
+    assert t["illegal_rate"] == 0.0
+    rates = [v for k, v in t.items() if k.endswith("_rate") and k not in ("cover_rate", "illegal_rate")]
+    assert sum(rates) == pytest.approx(1.0)  # every decision is one action of the catalogue
+    assert 0.0 <= t["cover_rate"] <= 1.0 and 0.0 <= t["focus_fire"] <= 1.0
+    assert summary["damage_dealt"] == pytest.approx(sum(s.damage_dealt for s in stats) / 4)
+    assert 1 <= summary["mean_rounds"] <= 8
+
+
+class _Stubborn(Policy):
+    """Always asks for something the rules never allow."""
+
+    def choose(self, battle):
+        return Decision("no_such_action")
+
+
+def test_illegal_decisions_are_counted_not_played():
+    rs = get_ruleset("saga")
+    summary, _ = evaluate(_Stubborn(), RandomPolicy(2), rs, episodes=2, seed=0, source=_small_source(rs))
+    assert summary["tactics"]["illegal_rate"] == 1.0
+    assert summary["tactics"]["end_turn_rate"] == 1.0
+
+
+def test_eval_command_json_and_table():
+    import json
+
+    from typer.testing import CliRunner
+
+    from agents.cli import app
+    out = CliRunner().invoke(app, ["eval", "random", "--ruleset", "saga", "--vs", "random", "--episodes", "4", "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["episodes"] == 4 and data["vs"] == "random"
+    lo, hi = data["win_rate_ci95"]
+    assert 0 <= lo <= data["win_rate"] <= hi <= 1
+    assert data["mean_rounds"] > 0
+    table = CliRunner().invoke(app, ["eval", "random", "--vs", "random", "--episodes", "2"])
+    assert table.exit_code == 0 and "win" in table.output
+    bad = CliRunner().invoke(app, ["eval", "nowhere.zip", "--episodes", "2"])
+    assert bad.exit_code == 2 and "nowhere.zip" in bad.output

@@ -1,0 +1,117 @@
+"""The smoke config trains end to end in a temporary directory; TensorBoard tags, eval.json, resume."""
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+from agents import callbacks as cb
+from agents.config import load_config
+from agents.policies import load_policy
+from agents.train import latest_checkpoint, run
+from stable_baselines3.common.callbacks import BaseCallback
+
+
+def _scalars(run_dir: Path) -> EventAccumulator:
+    ea = EventAccumulator(str(run_dir / "tb"), size_guidance={"scalars": 0, "images": 0, "tensors": 0})
+    ea.Reload()
+    return ea
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory):
+    root = tmp_path_factory.mktemp("runs")
+    cfg = load_config("configs/saga/smoke.yaml")
+    result = run(cfg, root=root)
+    return cfg, result, Path(result["run_dir"])
+
+
+def test_run_directory_holds_everything(smoke):
+    cfg, result, d = smoke
+    assert d.name.startswith("smoke__")
+    assert (d / "config.yaml").exists() and load_config(d / "config.yaml") == cfg
+    assert (d / "model.zip").exists() and (d / "model.meta.json").exists()
+    assert (d / "model.zip").stat().st_size < 5_000_000
+    assert sorted(p.name for p in (d / "checkpoints").glob("*.zip")) == ["step_1024.zip", "step_512.zip"]
+    assert list((d / "league").glob("step_*.zip")), "league snapshots are saved as files"
+    assert result["steps"] == cfg.train.total_timesteps and not result["interrupted"]
+    ev = json.loads((d / "eval.json").read_text())
+    for tag in ("random", "heuristic"):
+        s = ev["vs"][tag]
+        assert s["episodes"] == cfg.eval.final_episodes
+        assert 0 <= s["win_rate_ci95"][0] <= s["win_rate"] <= s["win_rate_ci95"][1] <= 1
+        assert s["tactics"]["illegal_rate"] == 0.0
+
+
+def test_tensorboard_tags_exist_with_sane_values(smoke):
+    _, _, d = smoke
+    ea = _scalars(d)
+    tags = set(ea.Tags()["scalars"])
+    rates = ["eval/win_rate_vs_random", "eval/win_rate_vs_heuristic", "tactics/cover_rate", "tactics/focus_fire",
+             "tactics/illegal_rate", "tactics/move_rate", "tactics/end_turn_rate", "tactics/ranged_attack_rate"]
+    counts = ["eval/mean_rounds", "eval/damage_dealt", "eval/damage_taken", "eval/units_lost"]
+    for tag in rates + counts + ["rollout/win_rate", "rollout/ep_rew_mean", "train/entropy_loss"]:
+        assert tag in tags, tag
+    for tag in rates:
+        assert all(0.0 <= s.value <= 1.0 for s in ea.Scalars(tag)), tag
+    assert all(s.value == 0.0 for s in ea.Scalars("tactics/illegal_rate"))
+    assert all(1 <= s.value <= 8 for s in ea.Scalars("eval/mean_rounds"))
+    assert all(s.value >= 0 for t in counts for s in ea.Scalars(t))
+    assert [s.step for s in ea.Scalars("eval/win_rate_vs_random")] == [512, 1024]
+    assert "eval/final_map" in ea.Tags()["images"]
+    img = ea.Images("eval/final_map")[-1]
+    assert img.width >= 10 and img.height >= 10
+    text = ea.Tensors("eval/sample_battle/text_summary")[-1].tensor_proto.string_val[0].decode()
+    assert "Learner plays" in text and len(text.splitlines()) > 3
+    # hyperparameters in the HPARAMS tab
+    from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+    plugins = {v.metadata.plugin_data.plugin_name for f in (d / "tb").iterdir()
+               for e in EventFileLoader(str(f)).Load() for v in e.summary.value}
+    assert "hparams" in plugins
+
+
+def test_saved_model_loads_as_a_policy_and_evaluates(smoke):
+    _, _, d = smoke
+    pol = load_policy(str(d / "model.zip"), "saga")
+    assert pol.meta["steps"] == 1024
+    from typer.testing import CliRunner
+
+    from agents.cli import app
+    out = CliRunner().invoke(app, ["eval", str(d / "model.zip"), "--ruleset", "saga", "--vs", "random",
+                                   "--episodes", "4", "--seed", "1", "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    for key in ("episodes", "win_rate", "draw_rate", "loss_rate", "win_rate_ci95", "mean_rounds"):
+        assert key in data, key
+    assert data["episodes"] == 4 and len(data["win_rate_ci95"]) == 2
+    assert data["win_rate"] + data["draw_rate"] + data["loss_rate"] == pytest.approx(1.0)
+
+
+class _CtrlC(BaseCallback):
+    def _on_step(self):
+        if self.num_timesteps >= 256:
+            raise KeyboardInterrupt
+        return True
+
+
+def test_ctrl_c_saves_a_checkpoint_and_resume_continues_the_step_count(tmp_path, monkeypatch):
+    cfg = load_config("configs/saga/smoke.yaml", ["train.total_timesteps=768", "eval.freq=512",
+                                                  "eval.opponents=[random]", "eval.final_episodes=2",
+                                                  "eval.episodes=2", "env.opponent=random",
+                                                  "ppo.n_steps=16", "ppo.batch_size=128"])
+    real = cb.make_callbacks
+    monkeypatch.setattr(cb, "make_callbacks", lambda *a: real(*a).__class__([*real(*a).callbacks, _CtrlC()]))
+    first = run(cfg, root=tmp_path)
+    d = Path(first["run_dir"])
+    assert first["interrupted"] and first["steps"] == 256
+    assert latest_checkpoint(d).name == "step_256.zip"
+    assert not (d / "eval.json").exists()
+    monkeypatch.setattr(cb, "make_callbacks", real)
+    second = run(resume=d)
+    assert second["steps"] == 768 and not second["interrupted"]
+    ea = _scalars(d)
+    steps = sorted({s.step for s in ea.Scalars("time/fps")})
+    assert steps[0] <= 256 < steps[-1] <= 768, steps  # one curve, continued
+    assert [s.step for s in ea.Scalars("eval/win_rate_vs_random")] == [512, 768]
+    assert (d / "eval.json").exists()
