@@ -33,6 +33,7 @@ class ObservationEncoder:
         self.side = 2 * radius + 1
         self.size = self.n_global + self.n_rows * self.unit_width + len(PLANES) * self.side * self.side
         self._plane_at = {"wall": 0, "window": 0, "heavy_cover": 2, "low_cover": 1, "difficult": 3, "door": 4}
+        self._stencils: dict[tuple[str, int], np.ndarray] = {}
 
     def encode(self, enc: Encounter, actor: Unit, out: np.ndarray | None = None) -> np.ndarray:
         obs = np.zeros(self.size, dtype=np.float32) if out is None else out
@@ -71,33 +72,70 @@ class ObservationEncoder:
                 feats += [0.0, 0.0, 0.0, 0.0]
             start = base + r * self.unit_width
             obs[start:start + len(feats)] = feats
-        # map planes
+        # map planes: terrain and off-map from a padded per-map array, units and threats set per square
         base += self.n_rows * self.unit_width
         side, R = self.side, self.radius
-        plane = side * side
-        threatened: set[tuple[int, int]] = set()
+        maps = obs[base:base + len(PLANES) * side * side].reshape(len(PLANES), side, side)
+        win = self._terrain_planes(grid)[:, ay:ay + side, ax:ax + side]
+        maps[0:5] = win[0:5]
+        maps[8] = win[5]
+        x0, y0 = ax - R, ay - R
         threatens = getattr(rs, "threatens", None)
-        for u in other:
-            if u.active and threatens is not None and threatens(u):
+        threat = maps[7]
+        for u in enc.units:
+            if not u.active or u.id == actor.id:
+                continue
+            x, y = u.pos
+            i, j = x - x0, y - y0
+            if 0 <= i < side and 0 <= j < side:
+                maps[5 if u.side == actor.side else 6, j, i] = 1.0
+            if u.side != actor.side and threatens is not None and threatens(u):
                 reach = u.stats.get("reach", 1) if isinstance(u.stats, dict) else 1
-                threatened.update(grid.within(u.pos, reach))
-        occ = {u.pos: (5 if u.side == actor.side else 6) for u in enc.units if u.active and u.id != actor.id}
-        for j in range(side):
-            y = ay - R + j
-            for i in range(side):
-                x = ax - R + i
-                cell = j * side + i
-                if not grid.inside(x, y):
-                    obs[base + 8 * plane + cell] = 1.0
+                if reach < 1:
                     continue
-                k = grid.kind(grid.index(x, y))
-                p = self._plane_at.get(k)
-                if p is not None:
-                    obs[base + p * plane + cell] = 1.0
-                o = occ.get((x, y))
-                if o is not None:
-                    obs[base + o * plane + cell] = 1.0
-                if (x, y) in threatened:
-                    obs[base + 7 * plane + cell] = 1.0
-        np.clip(obs, -5.0, 5.0, out=obs)
+                st = self._stencil(grid.metric, reach)
+                # the stencil's square (0, 0) is map square (x - reach, y - reach)
+                i0, j0 = i - reach, j - reach
+                a0, b0 = max(0, -i0), max(0, -j0)
+                a1, b1 = min(2 * reach + 1, side - i0), min(2 * reach + 1, side - j0)
+                if a0 < a1 and b0 < b1:
+                    np.maximum(threat[j0 + b0:j0 + b1, i0 + a0:i0 + a1], st[b0:b1, a0:a1],
+                               out=threat[j0 + b0:j0 + b1, i0 + a0:i0 + a1])
+        threat *= 1.0 - maps[8]  # threatened squares are on the map
+        np.clip(obs[:base], -5.0, 5.0, out=obs[:base])
         return obs
+
+    def _stencil(self, metric: str, reach: int) -> np.ndarray:
+        """(2r+1)^2 plane of the squares within `reach` of its centre (centre excluded), for a metric."""
+        key = (metric, reach)
+        st = self._stencils.get(key)
+        if st is None:
+            g = np.mgrid[-reach:reach + 1, -reach:reach + 1]
+            dx, dy = np.abs(g[1]), np.abs(g[0])
+            hi, lo = np.maximum(dx, dy), np.minimum(dx, dy)
+            dist = {"alternating": hi + lo // 2, "chebyshev": hi, "manhattan": dx + dy}[metric]
+            st = (dist <= reach).astype(np.float32)
+            st[reach, reach] = 0.0
+            self._stencils[key] = st
+        return st
+
+    def _terrain_planes(self, grid) -> np.ndarray:
+        """Planes impassable, low cover, heavy cover, difficult, door, off map for the whole map, padded by
+        the window radius (off map = 1 in the padding); cached per map and state of its doors."""
+        geo = grid._geometry
+        per_map = geo.__dict__.setdefault("obs_planes", {})
+        key = (self.radius, frozenset(grid.open_doors), frozenset(grid.broken))
+        got = per_map.get(key)
+        if got is None:
+            R, w, h = self.radius, grid.width, grid.height
+            got = np.zeros((6, h + 2 * R, w + 2 * R), dtype=np.float32)
+            got[5] = 1.0
+            got[5, R:R + h, R:R + w] = 0.0
+            for i in range(w * h):
+                p = self._plane_at.get(grid.kind(i))
+                if p is not None:
+                    got[p, R + i // w, R + i % w] = 1.0
+            if len(per_map) > 16:
+                per_map.clear()
+            per_map[key] = got
+        return got

@@ -163,6 +163,12 @@ class Grid:
         return out
 
     # ---- movement ---------------------------------------------------------------------------------
+    def _steps(self) -> list[tuple[tuple[int, bool, int], ...]]:
+        """Per square, the moves out of it as (square, diagonal, cost multiplier) into passable squares,
+        for the doors and broken objects as they stand now (cached on the shared geometry)."""
+        ob, br = self.open_doors, self.broken
+        return self._geometry.steps(self, (frozenset(ob), frozenset(br)) if ob or br else None)
+
     def reachable(self, start: tuple[int, int], budget: int, no_pass: Iterable[int] = (),
                   no_stop: Iterable[int] = ()) -> dict[int, int]:
         """Squares (flat index -> cost in squares) reachable from `start` within `budget`.
@@ -170,40 +176,45 @@ class Grid:
         `no_pass`: squares that cannot be entered (enemies); `no_stop`: squares that can be passed but not
         ended in (allies). Diagonals cannot cut a wall's corner. Difficult terrain and low objects cost double.
         """
-        geo = self._geometry
-        blocked = set(no_pass)
+        steps = self._steps()
+        blocked = no_pass if isinstance(no_pass, (set, frozenset)) else set(no_pass)
         s = self.index(*start)
         best: dict[int, int] = {s: 0}
-        seen: dict[tuple[int, int], int] = {(s, 0): 0}
-        heap = [(0, s, 0)]
-        alternating = self.metric == "alternating"
-        kind = self.kind
-        while heap:
-            cost, i, parity = heapq.heappop(heap)
-            if seen.get((i, parity), 1 << 30) < cost:
-                continue
-            for j, diag in geo.neighbours[i]:
-                if j in blocked:
+        budget = min(budget, 4 * len(steps))  # no path costs more than 4 per square
+        if budget > 0:
+            # Dijkstra over (square, diagonal parity) with a bucket per cost; each bucket is sorted so squares
+            # are settled in (cost, square, parity) order, as a binary heap would (same dict order out).
+            alternating = self.metric == "alternating"
+            big = 1 << 30
+            seen = [big] * (2 * len(steps))
+            seen[2 * s] = 0
+            buckets: list[list[int]] = [[] for _ in range(budget + 1)]
+            buckets[0].append(2 * s)
+            for cost in range(budget + 1):
+                bucket = buckets[cost]
+                if not bucket:
                     continue
-                t = kind(j)
-                if t in _SOLID or t == "door":
-                    continue
-                mult = 2 if t in _DOUBLE_COST else 1
-                p = parity
-                if diag and alternating:
-                    step = 2 if parity else 1
-                    p = parity ^ 1
-                else:
-                    step = 1
-                c = cost + step * mult
-                if c > budget:
-                    continue
-                if seen.get((j, p), 1 << 30) <= c:
-                    continue
-                seen[(j, p)] = c
-                if c < best.get(j, 1 << 30):
-                    best[j] = c
-                heapq.heappush(heap, (c, j, p))
+                bucket.sort()
+                for state in bucket:
+                    if seen[state] < cost:
+                        continue
+                    parity = state & 1
+                    for j, diag, mult in steps[state >> 1]:
+                        if j in blocked:
+                            continue
+                        if diag and alternating:
+                            if parity:
+                                c, nxt = cost + 2 * mult, 2 * j
+                            else:
+                                c, nxt = cost + mult, 2 * j + 1
+                        else:
+                            c, nxt = cost + mult, 2 * j + parity
+                        if c > budget or seen[nxt] <= c:
+                            continue
+                        seen[nxt] = c
+                        if c < best.get(j, big):
+                            best[j] = c
+                        buckets[c].append(nxt)
         for j in no_stop:
             best.pop(j, None)
         return best
@@ -215,7 +226,7 @@ class Grid:
         `danger[i]` > 0 marks squares whose leaving provokes (threatened squares). Returns the squares
         after `start`, or None when goal cannot be reached.
         """
-        geo, danger = self._geometry, danger or {}
+        steps, danger = self._steps(), danger or {}
         blocked = set(no_pass)
         s, g = self.index(*start), self.index(*goal)
         alternating = self.metric == "alternating"
@@ -231,13 +242,13 @@ class Grid:
                 continue
             seen[key] = (prov, cost)
             leave = 1 if danger.get(i, 0) else 0
-            for j, diag in geo.neighbours[i]:
-                if j in blocked or not self.passable(j):
+            for j, diag, mult in steps[i]:
+                if j in blocked:
                     continue
                 p, step = parity, 1
                 if diag and alternating:
                     step, p = (2 if parity else 1), parity ^ 1
-                c = cost + step * self.enter_cost(j)
+                c = cost + step * mult
                 if c <= budget:
                     heapq.heappush(heap, (prov + leave, c, j, p, trail + (j,)))
         return None
@@ -282,6 +293,19 @@ class _Geometry:
                 out.append((ny * w + nx, diag))
             self.neighbours.append(tuple(out))
         self._lines: dict[tuple[int, int], tuple[int, ...]] = {}
+        self._steps: dict[object, list] = {}
+
+    def steps(self, grid: Grid, key) -> list[tuple[tuple[int, bool, int], ...]]:
+        """The neighbour table of `Grid._steps` for one state of the doors (`key`), built once."""
+        got = self._steps.get(key)
+        if got is None:
+            kinds = [grid.kind(i) for i in range(len(self.neighbours))]
+            got = [tuple((j, diag, 2 if kinds[j] in _DOUBLE_COST else 1) for j, diag in nb
+                         if kinds[j] not in _SOLID and kinds[j] != "door") for nb in self.neighbours]
+            if len(self._steps) > 32:
+                self._steps.clear()
+            self._steps[key] = got
+        return got
 
     def line(self, a: int, b: int) -> tuple[int, ...]:
         key = (a, b) if a <= b else (b, a)
