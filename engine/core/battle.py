@@ -9,7 +9,7 @@ from typing import Iterable
 
 from .decision import END, Decision
 from .dice import Dice
-from .errors import IllegalAction
+from .errors import IllegalAction, InputError
 from .events import Event
 from .ruleset import React, Ruleset
 from .state import Encounter
@@ -19,6 +19,12 @@ class Battle:
     """A battle in progress. `legal()` is the one source of legality; `step()` refuses anything else."""
 
     def __init__(self, enc: Encounter, ruleset: Ruleset, dice: Dice, react: React | None = None):
+        if enc.ruleset != ruleset.id:
+            raise InputError(f"the encounter is for ruleset '{enc.ruleset}', not '{ruleset.id}'", "ruleset",
+                             f"load it with the '{enc.ruleset}' ruleset")
+        if not 0 <= enc.phase_index < len(ruleset.phases):
+            raise InputError(f"phase {enc.phase_index} does not exist in {ruleset.name} "
+                             f"(phases: {', '.join(ruleset.phases)})", "phase_index", "save the state again")
         self.enc, self.ruleset, self.dice, self.react = enc, ruleset, dice, react
         self._legal_version = -1
         self._legal: list[Decision] = []

@@ -177,3 +177,16 @@ def test_same_seed_same_battle():
 
     assert run(3) == run(3)
     assert run(3) != run(4)
+
+
+def test_battle_refuses_a_state_of_another_ruleset_or_phase():
+    from engine.core.errors import InputError
+
+    enc = build(RS, ROWS, UNITS)
+    enc.ruleset = "saga"
+    with pytest.raises(InputError, match="saga"):
+        Battle(enc, RS, SeededDice(0))
+    enc = build(RS, ROWS, UNITS)
+    enc.phase_index = 1
+    with pytest.raises(InputError, match="phase"):
+        Battle(enc, RS, SeededDice(0))
