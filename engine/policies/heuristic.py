@@ -43,6 +43,7 @@ PREFER_WEIGHT = 2.0      # how strongly `prefer_targets` biases target choice
 TEMPERATURE = 2.0        # softmax temperature of `rank`'s probabilities
 FLEE_DISTANCE = 1.0      # per square of distance from the nearest enemy, when fleeing
 FLEE_HIDDEN = 4.0        # bonus for a square no enemy can see, when fleeing
+MOVE_COST = 0.05         # a move that gains nothing is not worth making
 
 _TACTICS: dict[str, object] = {}
 
@@ -264,7 +265,7 @@ class _Turn:
             if self.moves:
                 cost = self.v.provoked(Decision("move", square=here))
                 for d in self.moves:
-                    c = 0.0 if d.action == "withdraw" else cost
+                    c = MOVE_COST + (0.0 if d.action == "withdraw" else cost)
                     best = max(best, self.pos_value(d.square) - c)
             self._best_reposition = best
         return self._best_reposition
@@ -327,7 +328,7 @@ class _Turn:
             return -5.0  # running only pays to flee or to close a long distance
         if kind in ("move", "withdraw", "run"):
             sq = d.square
-            v = -self.v.provoked(d)
+            v = -self.v.provoked(d) - MOVE_COST
             if kind != "run" and self.can_attack_after(d) and not self.fleeing:
                 v += max(self.best_attack(sq), 0.0)
                 # an attack from the new square still leaves the turn's end there

@@ -102,8 +102,8 @@ class SagaTactics:
         return got[1]
 
     @staticmethod
-    def sight(g, table: dict, i: int, j: int) -> tuple[bool, bool, int]:
-        """(line of sight, line of effect, cover bonus) between flat squares i and j."""
+    def sight(g, table: dict, i: int, j: int) -> tuple[bool, bool, int, int]:
+        """(line of sight, line of effect, cover bonus, distance) between flat squares i and j."""
         key = (i, j) if i <= j else (j, i)
         got = table.get(key)
         if got is None:
@@ -120,11 +120,12 @@ class SagaTactics:
                     cover = "heavy"
                 elif t == "low_cover" and cover == "none":
                     cover = "low"
-            got = table[key] = (los, loe, C.COVER_BONUS[cover])
+            got = table[key] = (los, loe, C.COVER_BONUS[cover], g.distance(g.xy(i), g.xy(j)))
         return got
 
 
 _MISSING = object()
+_OUT_OF_RANGE = Estimate(notes=["out of range"])
 
 
 def _field(store: dict, key) -> dict:
@@ -183,8 +184,14 @@ class _View:
         self._aoo: dict = {}
         self._melee: list | None = None
 
-    def _sight(self, i: int, j: int) -> tuple[bool, bool, int]:
-        return SagaTactics.sight(self.g, self._table, i, j)
+    def _sight(self, i: int, j: int) -> tuple[bool, bool, int, int]:
+        got = self._table.get((i, j) if i <= j else (j, i))
+        return got if got is not None else SagaTactics.sight(self.g, self._table, i, j)
+
+    def pair(self, apos, tpos) -> tuple[bool, bool, int, int]:
+        """(sight, effect, cover bonus, distance) between two squares."""
+        w = self.g.width
+        return self._sight(apos[1] * w + apos[0], tpos[1] * w + tpos[0])
 
     def state_key(self) -> int:
         """Everything square values depend on: every unit's state and square (but the actor's square)."""
@@ -197,24 +204,28 @@ class _View:
         """Squares worth a look beyond a coarse lattice: next to cover, within reach of an enemy, next to
         the actor (a policy that prunes squares for speed keeps these)."""
         g, a = self.g, self.a
-        out = set(self.tac.cover_squares(g))
+        melee, ranged = self.first[a.id]
+        out = set(self.tac.cover_squares(g)) if ranged is not None else set()
         out.update(g.within(a.pos, 1))
-        reach = max(1, a.stats["reach"])
-        for e in self.enemies:
-            out.update(g.within(e.pos, reach))
+        if melee is not None:
+            reach = max(1, a.stats["reach"])
+            for e in self.enemies:
+                out.update(g.within(e.pos, reach))
         return out
 
     # -- estimates --
-    def estimate(self, att: Unit, tgt: Unit, n: int, apos, tpos, aimed: bool = False) -> Estimate:
+    def estimate(self, att: Unit, tgt: Unit, n: int, apos, tpos, aimed: bool = False, pair=None) -> Estimate:
         """rs.attack_estimate of att at apos on tgt at tpos, cached by state, band and cover."""
-        w = C.weapon(att, n)
+        w = att.stats["weapons"][n]
         if w["kind"] == "melee":
             band, cover = -1, 0
         else:
-            band = C.range_band(w, self.g.distance(apos, tpos))
+            if pair is None:
+                pair = self.pair(apos, tpos)
+            band = C.range_band(w, pair[3])
             if band is None:
-                return Estimate(notes=["out of range"])
-            cover = self._sight(self.g.index(*apos), self.g.index(*tpos))[2]
+                return _OUT_OF_RANGE
+            cover = pair[2]
         key = (self.att[att.id], self.tgt[tgt.id], n, band, cover, aimed)
         cache = self.tac._est
         got = cache.get(key)
@@ -231,18 +242,17 @@ class _View:
     # -- offense --
     def _strike(self, e: Unit, pos, aimed: bool):
         """(estimate, needs a clear line) of a's best single attack on e from pos, ignoring other units."""
-        a, g = self.a, self.g
+        a = self.a
         melee, ranged = self.first[a.id]
         best = None
-        i, j = g.index(*pos), g.index(*e.pos)
+        pair = self.pair(pos, e.pos)
         if melee is not None:
-            d = g.distance(pos, e.pos)
-            if d <= 1 or (d <= a.stats["reach"] and self._sight(i, j)[1]):
+            d = pair[3]
+            if d <= 1 or (d <= a.stats["reach"] and pair[1]):
                 best = (self.estimate(a, e, melee, pos, e.pos), False)
         if ranged is not None:
-            los, loe, _ = self._sight(i, j)
-            if los and loe and C.range_band(C.weapon(a, ranged), g.distance(pos, e.pos)) is not None:
-                est = self.estimate(a, e, ranged, pos, e.pos, aimed)
+            if pair[0] and pair[1] and C.range_band(C.weapon(a, ranged), pair[3]) is not None:
+                est = self.estimate(a, e, ranged, pos, e.pos, aimed, pair)
                 if best is None or est.expected_damage > best[0].expected_damage:
                     best = (est, True)
         return best
@@ -295,18 +305,19 @@ class _View:
 
     # -- defence --
     def _threat_of(self, e: Unit, pos) -> float:
-        a, g = self.a, self.g
+        a = self.a
         best = 0.0
         m, r = self.first[e.id]
+        pair = self.pair(e.pos, pos)
         if m is not None:
-            dist = g.distance(e.pos, pos)
+            dist = pair[3]
             lim = e.stats["speed"] + e.stats["reach"]
             if dist <= lim + e.stats["speed"]:
                 est = self.estimate(e, a, m, e.pos, pos).expected_damage
                 best = est if dist <= lim else _LATER_MELEE_SHARE * est
         if r is not None:
-            est = self.estimate(e, a, r, e.pos, pos).expected_damage
-            if not self._sight(g.index(*e.pos), g.index(*pos))[0]:
+            est = self.estimate(e, a, r, e.pos, pos, False, pair).expected_damage
+            if not pair[0]:
                 est *= _NO_LOS_SHARE
             best = max(best, est)
         return best
@@ -360,8 +371,7 @@ class _View:
         return a.pos
 
     def sees(self, e: Unit, pos) -> bool:
-        g = self.g
-        return self._sight(g.index(*e.pos), g.index(*pos))[0]
+        return self.pair(e.pos, pos)[0]
 
     def danger(self, e: Unit) -> float:
         """How much damage e can deal the actor in a round, wherever they stand (for `most_dangerous`)."""
