@@ -154,6 +154,8 @@ class HeuristicPolicy(Policy):
 class _Turn:
     """Everything about one decision point of one unit, computed lazily and once."""
 
+    lattice = 2  # choose() looks at every lattice-th square in x and y, plus the key squares
+
     def __init__(self, battle: "Battle", tac, prune: bool = False, memo: dict | None = None):
         self.b, self.tac, self.rs = battle, tac, battle.ruleset
         self.v = tac.view(battle.enc, battle.enc.actor)
@@ -190,7 +192,8 @@ class _Turn:
         if self.keep is None or d.square is None:
             return False
         x, y = d.square
-        return (x & 1 or y & 1) and d.square not in self.keep
+        step = self.lattice
+        return (x % step or y % step) and d.square not in self.keep
 
     # -- targets --
     def _target_weights(self) -> dict[int, float]:

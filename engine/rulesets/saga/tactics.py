@@ -19,6 +19,8 @@ moves and attacks.
 """
 from __future__ import annotations
 
+import itertools
+
 from engine.core.decision import Decision
 from engine.core.ruleset import Estimate
 from engine.core.state import Encounter
@@ -53,6 +55,8 @@ class SagaTactics:
         self._threat: dict = {}
         self._offense: dict = {}
         self._tokens: dict = {}
+        self._counter = itertools.count()
+        self._keys: dict = {}
 
     def token(self, key) -> int:
         """A small int standing for a (large, hashable) key, so per-square caches hash cheaply."""
@@ -63,7 +67,7 @@ class SagaTactics:
                 self._est.clear()
                 self._threat.clear()
                 self._offense.clear()
-            got = self._tokens[key] = len(self._tokens)
+            got = self._tokens[key] = next(self._counter)  # never reused, even after a clear
         return got
 
     # ---- classification ------------------------------------------------------------------------------
@@ -92,13 +96,13 @@ class SagaTactics:
     def cover_squares(self, g) -> frozenset[tuple[int, int]]:
         """Squares next to low or heavy cover (where a shooter can stand behind it), cached per map."""
         key = ("cover", id(g._geometry), frozenset(g.broken))
-        got = self._vis.get(key)
+        got = self._keys.get(key)
         if got is None or got[0] is not g._geometry:
             out = set()
             for i, t in enumerate(g.terrain):
                 if t in ("low_cover", "heavy_cover") and i not in g.broken:
                     out.update(g.within(g.xy(i), 1))
-            got = self._vis[key] = (g._geometry, frozenset(out))
+            got = self._keys[key] = (g._geometry, frozenset(out))
         return got[1]
 
     @staticmethod
@@ -138,16 +142,18 @@ def _field(store: dict, key) -> dict:
 
 
 def _attacker_sig(u: Unit) -> tuple:
-    """What of a unit's state enters its attack bonus and damage (not its square, not its aim)."""
+    """What of a unit's state enters its attack bonus and damage (not its square, not its aim).
+
+    `id(u.stats)` tells units of different encounters apart (stat blocks are shared by clones)."""
     s = u.state
-    return (u.id, s["ct"], s["prone"], s["charged"], tuple(s["hands"]), tuple(s["lost"]), tuple(s["modes"]),
+    return (u.id, u.name, id(u.stats), s["ct"], s["prone"], s["charged"], tuple(s["hands"]), tuple(s["lost"]), tuple(s["modes"]),
             s["suppressed"], len(s["grabbed_by"]), s["attack_penalty"], s["pinned_by"], s["no_attacks"])
 
 
 def _target_sig(u: Unit) -> tuple:
     """What of a unit's state enters the defense and kill chance against it."""
     s = u.state
-    return (u.id, u.hp, s["ct"], s["prone"], s["defense"], s["charged"], tuple(s["active_items"]),
+    return (u.id, u.name, id(u.stats), u.hp, s["ct"], s["prone"], s["defense"], s["charged"], tuple(s["active_items"]),
             tuple(sorted(s["aid"].items())))
 
 
@@ -205,12 +211,20 @@ class _View:
         the actor (a policy that prunes squares for speed keeps these)."""
         g, a = self.g, self.a
         melee, ranged = self.first[a.id]
+        key = ("keys", id(g._geometry), a.pos, melee is None, ranged is None, a.stats["reach"],
+               tuple(e.pos for e in self.enemies), frozenset(g.broken))
+        got = self.tac._keys.get(key)
+        if got is not None and got[0] is g._geometry:
+            return got[1]
+        if len(self.tac._keys) > 512:
+            self.tac._keys.clear()
         out = set(self.tac.cover_squares(g)) if ranged is not None else set()
         out.update(g.within(a.pos, 1))
         if melee is not None:
             reach = max(1, a.stats["reach"])
             for e in self.enemies:
                 out.update(g.within(e.pos, reach))
+        self.tac._keys[key] = (g._geometry, out)
         return out
 
     # -- estimates --
