@@ -166,8 +166,12 @@ class Grid:
     def _steps(self) -> list[tuple[tuple[int, bool, int], ...]]:
         """Per square, the moves out of it as (square, diagonal, cost multiplier) into passable squares,
         for the doors and broken objects as they stand now (cached on the shared geometry)."""
+        return self._geometry.steps(self, self._door_key())
+
+    def _door_key(self):
+        """Identifies the state of doors and broken objects (None: all closed, nothing broken)."""
         ob, br = self.open_doors, self.broken
-        return self._geometry.steps(self, (frozenset(ob), frozenset(br)) if ob or br else None)
+        return (frozenset(ob), frozenset(br)) if ob or br else None
 
     def reachable(self, start: tuple[int, int], budget: int, no_pass: Iterable[int] = (),
                   no_stop: Iterable[int] = ()) -> dict[int, int]:
@@ -179,8 +183,26 @@ class Grid:
         steps = self._steps()
         blocked = no_pass if isinstance(no_pass, (set, frozenset)) else set(no_pass)
         s = self.index(*start)
-        best: dict[int, int] = {s: 0}
         budget = min(budget, 4 * len(steps))  # no path costs more than 4 per square
+        # Squares a unit-free search does not reach are never entered, so blockers there change nothing:
+        # the unit-free result (cached per map, door state, start and budget) is then the answer as it is.
+        geo = self._geometry
+        key = (s, budget, self._door_key())
+        free = geo.free_reach.get(key)
+        if free is None:
+            if len(geo.free_reach) > 8192:
+                geo.free_reach.clear()
+            free = geo.free_reach[key] = self._search(steps, s, budget, ())
+        if not any(b in free for b in blocked):
+            best = dict(free)
+        else:
+            best = self._search(steps, s, budget, blocked)
+        for j in no_stop:
+            best.pop(j, None)
+        return best
+
+    def _search(self, steps, s: int, budget: int, blocked) -> dict[int, int]:
+        best: dict[int, int] = {s: 0}
         if budget > 0:
             # Dijkstra over (square, diagonal parity) with a bucket per cost; each bucket is sorted so squares
             # are settled in (cost, square, parity) order, as a binary heap would (same dict order out).
@@ -215,8 +237,6 @@ class Grid:
                         if c < best.get(j, big):
                             best[j] = c
                         buckets[c].append(nxt)
-        for j in no_stop:
-            best.pop(j, None)
         return best
 
     def path(self, start: tuple[int, int], goal: tuple[int, int], budget: int, no_pass: Iterable[int] = (),
@@ -231,26 +251,45 @@ class Grid:
         s, g = self.index(*start), self.index(*goal)
         alternating = self.metric == "alternating"
         heap = [(0, 0, s, 0, ())]
-        seen: dict[tuple[int, int], tuple[int, int]] = {}
+        # Items come off the heap in (provocations, cost, square, parity, trail) order, so the first at the
+        # goal is the least such walk. An item dominated (<= provocations and <= cost) by one already taken
+        # off at the same (square, parity) can never lead to a smaller walk, so it is dropped when pushed.
+        done: list[list[tuple[int, int]] | None] = [None] * (2 * len(steps))
+        w, gx, gy = self.width, goal[0], goal[1]
         while heap:
             prov, cost, i, parity, trail = heapq.heappop(heap)
             if i == g:
                 return [self.xy(k) for k in trail]
-            key = (i, parity)
-            old = seen.get(key)
-            if old is not None and old[0] <= prov and old[1] <= cost:
-                continue
-            seen[key] = (prov, cost)
-            leave = 1 if danger.get(i, 0) else 0
+            key = 2 * i + parity
+            olds = done[key]
+            if olds is None:
+                done[key] = [(prov, cost)]
+            else:
+                if any(op <= prov and oc <= cost for op, oc in olds):
+                    continue
+                olds.append((prov, cost))
+            leave = prov + 1 if danger.get(i, 0) else prov
             for j, diag, mult in steps[i]:
                 if j in blocked:
                     continue
-                p, step = parity, 1
                 if diag and alternating:
-                    step, p = (2 if parity else 1), parity ^ 1
-                c = cost + step * mult
-                if c <= budget:
-                    heapq.heappush(heap, (prov + leave, c, j, p, trail + (j,)))
+                    if parity:
+                        c, nk = cost + 2 * mult, 2 * j
+                    else:
+                        c, nk = cost + mult, 2 * j + 1
+                else:
+                    c, nk = cost + mult, 2 * j + parity
+                if c > budget:
+                    continue
+                dx, dy = j % w - gx, j // w - gy  # a lower bound of what is left to walk must fit too
+                dx, dy = (dx if dx >= 0 else -dx), (dy if dy >= 0 else -dy)
+                if c + ((dx + dy // 2 if dx >= dy else dy + dx // 2) if alternating else
+                        (dx if dx >= dy else dy)) > budget:
+                    continue
+                olds = done[nk]
+                if olds is not None and any(op <= leave and oc <= c for op, oc in olds):
+                    continue
+                heapq.heappush(heap, (leave, c, j, nk & 1, trail + (j,)))
         return None
 
     def path_cost(self, start: tuple[int, int], squares: list[tuple[int, int]]) -> int:
@@ -294,6 +333,7 @@ class _Geometry:
             self.neighbours.append(tuple(out))
         self._lines: dict[tuple[int, int], tuple[int, ...]] = {}
         self._steps: dict[object, list] = {}
+        self.free_reach: dict[tuple, dict[int, int]] = {}  # (start, budget, doors) -> unit-free reachable
 
     def steps(self, grid: Grid, key) -> list[tuple[tuple[int, bool, int], ...]]:
         """The neighbour table of `Grid._steps` for one state of the doors (`key`), built once."""
