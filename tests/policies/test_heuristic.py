@@ -197,3 +197,21 @@ def test_aims_at_a_target_behind_cover():
         seen.append(d.action)
         b.step(d)
     assert "aim" in seen and "ranged_attack" in seen
+
+
+def test_warm_caches_do_not_change_choices():
+    """The tactics caches are shared across battles and encounters; they must never change a decision."""
+    import engine.policies.heuristic as H
+
+    cantina, small = load_encounter(CANTINA), encounter(MIRROR_2V2)
+
+    def record(enc, seed):
+        rec: list = []
+        play(enc.clone(), seed, {"pcs": HeuristicPolicy(seed), "npcs": HeuristicPolicy(seed + 1)}, rec)
+        return rec
+
+    H._TACTICS.clear()
+    cold = record(cantina, 11)
+    record(small, 4)
+    record(cantina, 12)
+    assert record(cantina, 11) == cold
