@@ -145,9 +145,9 @@ class HeuristicPolicy(Policy):
         jitter = self._rng.random
         out = []
         for d in legal:
-            if d in t.skip:
-                continue
-            out.append((d, t.score(d) + 1e-6 * jitter()))
+            j = jitter()  # one draw per legal decision, scored or not, so rank() and choose() stay in step
+            if d not in t.skip:
+                out.append((d, t.score(d) + 1e-6 * j))
         return out
 
 

@@ -178,7 +178,7 @@ class _View:
         rs = self.rs
         attackers = [e for e in self.enemies if rs.can_act(enc, e) and e.state["pinned_by"] is None
                      and not e.state["no_attacks"]]
-        me = self.tgt[a.id]
+        me = tac.token(_target_sig(a)[:3] + _target_sig(a)[4:])  # expected damage does not depend on hp
         self._threat_fields = [(e, _field(tac._threat, (self.att[e.id], e.pos, me, self.world)))
                                for e in attackers]
         mine = self.att[a.id]
