@@ -113,7 +113,7 @@ class LeagueCallback(BaseCallback):
         self.league.step = self.num_timesteps
         if self.enabled and self.num_timesteps - self._last >= self.every:
             self._last = self.num_timesteps - self.num_timesteps % self.every
-            path = save_model(self.model, self.dir / f"step_{self.num_timesteps}.zip", self.cfg)
+            path = save_model(self.model, self.dir / f"step_{self.num_timesteps}.zip", self.cfg, light=True)
             self.league.add_snapshot(path)
         return True
 
