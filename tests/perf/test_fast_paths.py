@@ -250,3 +250,25 @@ def test_observation_matches_reference():
             np.testing.assert_array_equal(got, want)
         n += 1
     assert n > 300
+
+
+def test_mask_matches_encoding_each_legal_decision():
+    import numpy as np
+    from envs.codec import ActionCodec
+    from engine.rulesets import get_ruleset
+
+    rs = get_ruleset("saga")
+    codecs = [ActionCodec(rs, 4, 16, 16), ActionCodec(rs, 2, 16, 16, radius=2)]
+    n = 0
+    for b in _random_states(6, seed=5):
+        enc, actor = b.enc, b.enc.actor
+        legal = b.legal()
+        for codec in codecs:
+            want = np.zeros(codec.n, dtype=bool)
+            for d in legal:
+                i = codec.encode(d, enc, actor)
+                if i is not None:
+                    want[i] = True
+            np.testing.assert_array_equal(codec.mask(legal, enc, actor), want)
+        n += 1
+    assert n > 200
