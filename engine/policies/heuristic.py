@@ -43,6 +43,8 @@ PREFER_WEIGHT = 2.0      # how strongly `prefer_targets` biases target choice
 TEMPERATURE = 2.0        # softmax temperature of `rank`'s probabilities
 FLEE_DISTANCE = 1.0      # per square of distance from the nearest enemy, when fleeing
 FLEE_HIDDEN = 4.0        # bonus for a square no enemy can see, when fleeing
+CLOSE_IN = 0.1           # pull (per square) towards the enemies for a melee unit already within a move
+RUN_COST = 0.5           # a run spends the whole turn: only worth it to get much farther than a move
 MOVE_COST = 0.05         # a move that gains nothing is not worth making
 
 _TACTICS: dict[str, object] = {}
@@ -250,13 +252,16 @@ class _Turn:
             hidden = not any(v.sees(e, pos) for e in self.enemies)
             val = FLEE_DISTANCE * near + (FLEE_HIDDEN if hidden else 0.0) - 1.5 * THREAT_WEIGHT * threat
         else:
-            later = self.best_attack(pos)
+            shot = self.best_attack(pos)
+            melee = 0.0
             if hasattr(v, "reach_value"):
                 for t, est in v.reach_value(pos):
-                    later = max(later, self.value(t, est))
+                    melee = max(melee, self.value(t, est))
+            later = max(shot, melee)
             val = -THREAT_WEIGHT * threat + NEXT_TURN_SHARE * later
-            if later <= 0:
-                val -= APPROACH * near
+            if later <= 0 or melee > shot:  # nothing to hit from here, or closing in for a melee blow
+                steps = v.approach(pos) if hasattr(v, "approach") else near
+                val -= (APPROACH if later <= 0 else CLOSE_IN) * steps
         self._pos[pos] = val
         return val
 
@@ -331,7 +336,7 @@ class _Turn:
             return -5.0  # running only pays to flee or to close a long distance
         if kind in ("move", "withdraw", "run"):
             sq = d.square
-            v = -self.v.provoked(d) - MOVE_COST
+            v = -self.v.provoked(d) - (RUN_COST if kind == "run" else MOVE_COST)
             if kind != "run" and self.can_attack_after(d) and not self.fleeing:
                 v += max(self.best_attack(sq), 0.0)
                 # an attack from the new square still leaves the turn's end there

@@ -215,3 +215,27 @@ def test_warm_caches_do_not_change_choices():
     record(small, 4)
     record(cantina, 12)
     assert record(cantina, 11) == cold
+
+
+@pytest.mark.parametrize("path", sorted((CANTINA.parent).glob("*.yaml")), ids=lambda p: p.stem)
+def test_always_legal_on_every_shipped_encounter(path):
+    enc = load_encounter(path)
+    for seed in range(2):
+        b = play(enc.clone(), seed, {"pcs": HeuristicPolicy(seed), "npcs": HeuristicPolicy(seed + 1)})
+        assert b.over
+
+
+def test_opens_a_closed_door_to_reach_the_enemy():
+    rows = ["#########", "#...#...#", "#...+...#", "#...#...#", "#########"]
+    b = battle(rows, [
+        {"name": "Thug", "side": "npcs", "template": "thug", "at": [1, 2]},
+        {"name": "Droid", "side": "pcs", "template": "battle_droid", "at": [7, 2]},
+    ])
+    h = HeuristicPolicy(0)
+    actions = []
+    while not b.over and b.actor.name == "Thug":
+        d = h.choose(b)
+        actions.append(d.action)
+        b.step(d)
+    assert b.enc.units[0].pos[0] == 3 and "manipulate" in actions
+    assert b.enc.grid.index(4, 2) in b.enc.grid.open_doors

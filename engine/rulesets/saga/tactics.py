@@ -94,13 +94,14 @@ class SagaTactics:
         return got[1]
 
     def cover_squares(self, g) -> frozenset[tuple[int, int]]:
-        """Squares next to low or heavy cover (where a shooter can stand behind it), cached per map."""
+        """Squares next to low or heavy cover (where a shooter can stand behind it) or to a door (to open
+        it), cached per map."""
         key = ("cover", id(g._geometry), frozenset(g.broken))
         got = self._keys.get(key)
         if got is None or got[0] is not g._geometry:
             out = set()
             for i, t in enumerate(g.terrain):
-                if t in ("low_cover", "heavy_cover") and i not in g.broken:
+                if t in ("low_cover", "heavy_cover", "door") and i not in g.broken:
                     out.update(g.within(g.xy(i), 1))
             got = self._keys[key] = (g._geometry, frozenset(out))
         return got[1]
@@ -126,6 +127,29 @@ class SagaTactics:
                     cover = "low"
             got = table[key] = (los, loe, C.COVER_BONUS[cover], g.distance(g.xy(i), g.xy(j)))
         return got
+
+
+def _distance_field(g, starts) -> dict[int, int]:
+    """Steps (8 directions, no corner cutting) from the nearest start square; a closed door costs 3."""
+    import heapq
+
+    dist: dict[int, int] = {}
+    heap = [(0, g.index(*p)) for p in starts]
+    heapq.heapify(heap)
+    neighbours = g._geometry.neighbours
+    while heap:
+        d, i = heapq.heappop(heap)
+        if i in dist:
+            continue
+        dist[i] = d
+        for j, _diag in neighbours[i]:
+            if j in dist:
+                continue
+            t = g.kind(j)
+            if t == "wall" or t == "heavy_cover" or t == "window":
+                continue
+            heapq.heappush(heap, (d + (3 if t == "door" else 1), j))
+    return dist
 
 
 _MISSING = object()
@@ -218,7 +242,7 @@ class _View:
             return got[1]
         if len(self.tac._keys) > 512:
             self.tac._keys.clear()
-        out = set(self.tac.cover_squares(g)) if ranged is not None else set()
+        out = set(self.tac.cover_squares(g))
         out.update(g.within(a.pos, 1))
         if melee is not None:
             reach = max(1, a.stats["reach"])
@@ -315,6 +339,8 @@ class _View:
             self._melee = [(e, self.estimate(a, e, melee, e.pos, e.pos)) for e in self.enemies]
         dist = self.g.distance
         limit = a.stats["speed"] + a.stats["reach"]
+        if self.approach(pos) > limit:  # walls (and closed doors) in the way of even the nearest
+            return []
         return [(e, est) for e, est in self._melee if dist(pos, e.pos) <= limit]
 
     # -- defence --
@@ -384,6 +410,18 @@ class _View:
                 return got[0]
         return a.pos
 
+    def approach(self, pos) -> int:
+        """Steps from pos to the nearest enemy walking round walls, closed doors counted as passable (at
+        a cost: one must stop and open them); cached per enemy positions and door state."""
+        g = self.g
+        key = ("approach", id(g._geometry), tuple(e.pos for e in self.enemies), self.world)
+        got = self.tac._keys.get(key)
+        if got is None or got[0] is not g._geometry:
+            if len(self.tac._keys) > 512:
+                self.tac._keys.clear()
+            got = self.tac._keys[key] = (g._geometry, _distance_field(g, [e.pos for e in self.enemies]))
+        return got[1].get(g.index(*pos), 99)
+
     def sees(self, e: Unit, pos) -> bool:
         return self.pair(e.pos, pos)[0]
 
@@ -439,6 +477,10 @@ class _View:
             ground = enc.extra.get("ground", {}).get(f"{a.pos[0]},{a.pos[1]}", [])
             if d.square == a.pos and any(x["owner"] == a.id for x in ground):
                 return 6.0 if not C.usable_weapons(a) else 1.0
+            g = enc.grid
+            i = g.index(*d.square)
+            if g.terrain[i] == "door" and i not in g.open_doors and not can_strike():
+                return 3.0  # open the way to an enemy out of reach
             return -0.5
         if act == "fight_defensively":
             return -0.5 if can_strike() else 0.1 * threat_here
