@@ -40,7 +40,8 @@ def register(app: typer.Typer) -> None:
         if "engine" in res:
             e = res["engine"]
             typer.echo(f"engine    {e['decisions_per_s']:>10,.0f} decisions/s   (mask + observation + apply; "
-                       f"{e['decisions']} decisions in {e['battles']} battles; {e['encounter']}; "
+                       f"{e['decisions_per_cpu_s']:,.0f} per CPU second; {e['decisions']} decisions in {e['battles']} battles; "
+                       f"{e['encounter']}; "
                        f"target >= {TARGETS['engine_decisions_per_s']:,})")
         if "heuristic" in res:
             h = res["heuristic"]
