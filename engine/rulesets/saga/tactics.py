@@ -19,6 +19,7 @@ moves and attacks.
 """
 from __future__ import annotations
 
+import heapq
 import itertools
 
 from engine.core.decision import Decision
@@ -93,17 +94,30 @@ class SagaTactics:
             got = self._vis[key] = (g._geometry, {})
         return got[1]
 
-    def cover_squares(self, g) -> frozenset[tuple[int, int]]:
-        """Squares next to low or heavy cover (where a shooter can stand behind it) or to a door (to open
-        it), cached per map."""
-        key = ("cover", id(g._geometry), frozenset(g.broken))
+    def cover_squares(self, g, kinds=("low_cover", "heavy_cover")) -> frozenset[tuple[int, int]]:
+        """Squares next to terrain of the given kinds (low or heavy cover, where a shooter can stand
+        behind it; doors, to open them), cached per map."""
+        key = (kinds, id(g._geometry), frozenset(g.broken))
         got = self._keys.get(key)
         if got is None or got[0] is not g._geometry:
             out = set()
             for i, t in enumerate(g.terrain):
-                if t in ("low_cover", "heavy_cover", "door") and i not in g.broken:
+                if t in kinds and i not in g.broken:
                     out.update(g.within(g.xy(i), 1))
             got = self._keys[key] = (g._geometry, frozenset(out))
+        return got[1]
+
+    def step_costs(self, g) -> list[int]:
+        """Price of entering each square when walking towards an enemy: 0 for walls and solid cover, 3 for
+        a closed door (stop, open it, go on), else 1; cached per map and door state."""
+        key = ("steps", id(g._geometry), frozenset(g.open_doors), frozenset(g.broken))
+        got = self._keys.get(key)
+        if got is None or got[0] is not g._geometry:
+            costs = []
+            for i in range(len(g.terrain)):
+                t = g.kind(i)
+                costs.append(0 if t in ("wall", "heavy_cover", "window") else 3 if t == "door" else 1)
+            got = self._keys[key] = (g._geometry, costs)
         return got[1]
 
     @staticmethod
@@ -129,26 +143,23 @@ class SagaTactics:
         return got
 
 
-def _distance_field(g, starts) -> dict[int, int]:
-    """Steps (8 directions, no corner cutting) from the nearest start square; a closed door costs 3."""
-    import heapq
-
+def _distance_field(g, starts, costs: list) -> dict[int, int]:
+    """Steps (8 directions, no corner cutting) from the nearest start square; `costs[i]` is the price of
+    entering square i (0: impassable)."""
     dist: dict[int, int] = {}
     heap = [(0, g.index(*p)) for p in starts]
     heapq.heapify(heap)
     neighbours = g._geometry.neighbours
+    pop, push = heapq.heappop, heapq.heappush
     while heap:
-        d, i = heapq.heappop(heap)
+        d, i = pop(heap)
         if i in dist:
             continue
         dist[i] = d
         for j, _diag in neighbours[i]:
-            if j in dist:
-                continue
-            t = g.kind(j)
-            if t == "wall" or t == "heavy_cover" or t == "window":
-                continue
-            heapq.heappush(heap, (d + (3 if t == "door" else 1), j))
+            c = costs[j]
+            if c and j not in dist:
+                push(heap, (d + c, j))
     return dist
 
 
@@ -213,6 +224,7 @@ class _View:
         self._danger: dict[int, float] = {}
         self._aoo: dict = {}
         self._melee: list | None = None
+        self._approach: dict | None = None
 
     def _sight(self, i: int, j: int) -> tuple[bool, bool, int, int]:
         got = self._table.get((i, j) if i <= j else (j, i))
@@ -242,7 +254,9 @@ class _View:
             return got[1]
         if len(self.tac._keys) > 512:
             self.tac._keys.clear()
-        out = set(self.tac.cover_squares(g))
+        out = set(self.tac.cover_squares(g, ("door",)))
+        if ranged is not None:
+            out.update(self.tac.cover_squares(g))
         out.update(g.within(a.pos, 1))
         if melee is not None:
             reach = max(1, a.stats["reach"])
@@ -414,13 +428,17 @@ class _View:
         """Steps from pos to the nearest enemy walking round walls, closed doors counted as passable (at
         a cost: one must stop and open them); cached per enemy positions and door state."""
         g = self.g
-        key = ("approach", id(g._geometry), tuple(e.pos for e in self.enemies), self.world)
-        got = self.tac._keys.get(key)
-        if got is None or got[0] is not g._geometry:
-            if len(self.tac._keys) > 512:
-                self.tac._keys.clear()
-            got = self.tac._keys[key] = (g._geometry, _distance_field(g, [e.pos for e in self.enemies]))
-        return got[1].get(g.index(*pos), 99)
+        field = self._approach
+        if field is None:
+            key = ("approach", id(g._geometry), tuple(e.pos for e in self.enemies), self.world)
+            got = self.tac._keys.get(key)
+            if got is None or got[0] is not g._geometry:
+                if len(self.tac._keys) > 512:
+                    self.tac._keys.clear()
+                got = self.tac._keys[key] = (g._geometry, _distance_field(g, [e.pos for e in self.enemies],
+                                                                          self.tac.step_costs(g)))
+            field = self._approach = got[1]
+        return field.get(pos[1] * g.width + pos[0], 99)
 
     def sees(self, e: Unit, pos) -> bool:
         return self.pair(e.pos, pos)[0]
