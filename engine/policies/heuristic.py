@@ -156,7 +156,7 @@ class HeuristicPolicy(Policy):
 class _Turn:
     """Everything about one decision point of one unit, computed lazily and once."""
 
-    lattice = 2  # choose() looks at every lattice-th square in x and y, plus the key squares
+    lattice = 3  # choose() looks at every lattice-th square in x and y, plus the key squares
 
     def __init__(self, battle: "Battle", tac, prune: bool = False, memo: dict | None = None):
         self.b, self.tac, self.rs = battle, tac, battle.ruleset
