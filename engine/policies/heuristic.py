@@ -333,7 +333,7 @@ class _Turn:
             end = self.v.end_square(d)
             return attack_scale * self.value(t, est) - self.v.provoked(d) + self.pos_value(end)
         if kind == "run" and not self.fleeing and self.can_strike():
-            return -5.0  # running only pays to flee or to close a long distance
+            return self.pos_value(a.pos) - 5.0  # running only pays to flee or to close a long distance
         if kind in ("move", "withdraw", "run"):
             sq = d.square
             v = -self.v.provoked(d) - (RUN_COST if kind == "run" else MOVE_COST)
@@ -343,7 +343,7 @@ class _Turn:
             return v + self.pos_value(sq)
         if kind == "aim":
             if not self.can_attack_after(d) or self.fleeing:
-                return -0.5
+                return self.pos_value(a.pos) - 0.5
             return self.best_attack(a.pos, aimed=True) + self.pos_value(a.pos)
         return self.v.misc_value(d, self.v.threat(a.pos), self.can_strike) + self.pos_value(a.pos)
 
