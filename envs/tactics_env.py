@@ -121,26 +121,29 @@ class TacticsEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         r = self.np_random
-        sub = int(r.integers(2**31))
-        if self.encounters:
-            enc = self.encounters[int(r.integers(len(self.encounters)))].clone()
-        else:
-            enc = random_encounter(self.rs, random.Random(sub), **self.generator)
-            self._check_fits(enc)
-        if self.round_limit:
-            enc.round_limit = self.round_limit
-        if options and "learner_side" in options:
-            self.side = options["learner_side"]
-        elif self.learner_side == "random":
-            self.side = self.rs.sides[int(r.integers(len(self.rs.sides)))]
-        else:
-            self.side = self.learner_side
-        self.battle = Battle(enc, self.rs, SeededDice(sub))
-        self.opponent.reset(sub)
-        self.events = self.battle.start()
-        self._totals = {s: sum(u.max_hp for u in enc.units if u.side == s) for s in enc.sides()}
-        self._reward_from(self.events)
-        self._play_others()
+        for _ in range(20):  # re-roll the rare battle the learner loses before it acts (nothing to step)
+            sub = int(r.integers(2**31))
+            if self.encounters:
+                enc = self.encounters[int(r.integers(len(self.encounters)))].clone()
+            else:
+                enc = random_encounter(self.rs, random.Random(sub), **self.generator)
+                self._check_fits(enc)
+            if self.round_limit:
+                enc.round_limit = self.round_limit
+            if options and "learner_side" in options:
+                self.side = options["learner_side"]
+            elif self.learner_side == "random":
+                self.side = self.rs.sides[int(r.integers(len(self.rs.sides)))]
+            else:
+                self.side = self.learner_side
+            self.battle = Battle(enc, self.rs, SeededDice(sub))
+            self.opponent.reset(sub)
+            self.events = self.battle.start()
+            self._totals = {s: sum(u.max_hp for u in enc.units if u.side == s) for s in enc.sides()}
+            self._reward_from(self.events)
+            self._play_others()
+            if not self.battle.over:
+                break
         return self._observe(), self._info()
 
     def step(self, action: int):
@@ -148,6 +151,8 @@ class TacticsEnv(gym.Env):
         action = int(action)
         if b is None:
             raise RuntimeError("call reset() before step()")
+        if b.over:  # only if every re-roll in reset() ended before the learner acted
+            return self._obs.copy(), 0.0, True, False, self._info()
         if not (0 <= action < self.codec.n) or not self._mask[action]:
             info = self._info()
             info["illegal"] = True
