@@ -288,6 +288,11 @@ def run(cfg: TrainConfig | None = None, run_dir: Path | None = None, resume: Pat
                         progress_bar=cfg.train.progress_bar)
         except KeyboardInterrupt:
             interrupted = True
+        except Exception:
+            # keep what was learned; --resume continues from here once the cause is fixed
+            ck = save_model(model, run_dir / "checkpoints" / f"step_{model.num_timesteps}.zip", cfg)
+            say(f"training failed at step {model.num_timesteps}; checkpoint {ck}")
+            raise
     wall = time.time() - t0
     steps = int(model.num_timesteps)
     ck = save_model(model, run_dir / "checkpoints" / f"step_{steps}.zip", cfg)
