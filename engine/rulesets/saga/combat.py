@@ -34,8 +34,13 @@ def usable_weapons(u: Unit) -> list[int]:
 
 
 def first_of(u: Unit, kind: str) -> int | None:
-    for n in usable_weapons(u):
-        if u.stats["weapons"][n]["kind"] == kind:
+    """The first usable weapon (in the order of `usable_weapons`) of a kind ('melee' / 'ranged'), or None."""
+    lost, ws = u.state["lost"], u.stats["weapons"]
+    for n in u.state["hands"]:
+        if n not in lost and ws[n]["kind"] == kind:
+            return n
+    for n, w in enumerate(ws):
+        if w["natural"] and w["kind"] == kind and n not in lost:
             return n
     return None
 
