@@ -191,7 +191,7 @@ def summarise(stats: list[EpisodeStats], catalogue: list[str] | None = None) -> 
         return float(np.mean(xs)) if xs else 0.0
 
     tactics = {f"{k}_rate": (v / decisions if decisions else 0.0) for k, v in sorted(actions.items())}
-    tactics["cover_rate"] = turns and sum(s.turns_in_cover for s in stats) / turns or 0.0
+    tactics["cover_rate"] = sum(s.turns_in_cover for s in stats) / turns if turns else 0.0
     tactics["focus_fire"] = mean(focus)
     tactics["illegal_rate"] = sum(s.illegal for s in stats) / decisions if decisions else 0.0
     return {
