@@ -128,29 +128,47 @@ class Grid:
 
     def line_of_sight(self, a: tuple[int, int], b: tuple[int, int]) -> bool:
         """No wall or closed door between a and b."""
-        for i in self.between(a, b):
-            t = self.kind(i)
-            if t == "wall" or t == "door":
-                return False
-        return True
+        w = self.width
+        return self.sight(a[1] * w + a[0], b[1] * w + b[0])[0]
 
     def line_of_effect(self, a: tuple[int, int], b: tuple[int, int]) -> bool:
         """Line of sight, and nothing solid but see-through (a window, a force field) in the way."""
-        for i in self.between(a, b):
-            if self.blocks_effect(i):
-                return False
-        return True
+        w = self.width
+        return self.sight(a[1] * w + a[0], b[1] * w + b[0])[1]
 
     def cover_between(self, a: tuple[int, int], b: tuple[int, int]) -> str:
         """'none', 'low' or 'heavy': the best cover terrain on the line from a to b."""
-        best = "none"
-        for i in self.between(a, b):
-            t = self.kind(i)
-            if t == "heavy_cover":
-                return "heavy"
-            if t == "low_cover":
-                best = "low"
-        return best
+        w = self.width
+        return self.sight(a[1] * w + a[0], b[1] * w + b[0])[2]
+
+    def sight(self, a: int, b: int) -> tuple[bool, bool, str]:
+        """(line of sight, line of effect, cover) between squares a and b (flat indices), for the doors and
+        broken objects as they stand now; cached per map and door state."""
+        geo = self._geometry
+        ob, br = self.open_doors, self.broken
+        table = geo.sight_tables.get((frozenset(ob), frozenset(br)) if ob or br else None)
+        if table is None:
+            table = geo.sight_table(self._door_key())
+        key = a * geo.size + b
+        got = table.get(key)
+        if got is None:
+            los = loe = True
+            cover = "none"
+            for i in geo.line(a, b):
+                t = self.kind(i)
+                if t == "wall" or t == "door":
+                    los = loe = False
+                elif t == "window":
+                    loe = False
+                elif t == "heavy_cover":
+                    if cover != "heavy":
+                        cover = "heavy"
+                elif t == "low_cover" and cover == "none":
+                    cover = "low"
+            if len(table) > 200_000:
+                table.clear()
+            got = table[key] = (los, loe, cover)
+        return got
 
     def ray(self, start: tuple[int, int], direction: tuple[int, int], steps: int) -> list[tuple[int, int]]:
         """Squares along one of the 8 straight directions, up to `steps` squares or the map edge."""
@@ -180,64 +198,69 @@ class Grid:
         `no_pass`: squares that cannot be entered (enemies); `no_stop`: squares that can be passed but not
         ended in (allies). Diagonals cannot cut a wall's corner. Difficult terrain and low objects cost double.
         """
-        steps = self._steps()
-        blocked = no_pass if isinstance(no_pass, (set, frozenset)) else set(no_pass)
-        s = self.index(*start)
-        budget = min(budget, 4 * len(steps))  # no path costs more than 4 per square
+        geo = self._geometry
+        dk = self._door_key()
+        trans = geo.transitions(self, dk)
+        s = start[1] * self.width + start[0]
+        budget = min(budget, 2 * len(trans))  # no path costs more than 4 per square
         # Squares a unit-free search does not reach are never entered, so blockers there change nothing:
         # the unit-free result (cached per map, door state, start and budget) is then the answer as it is.
-        geo = self._geometry
-        key = (s, budget, self._door_key())
+        key = (s, budget, dk)
         free = geo.free_reach.get(key)
         if free is None:
             if len(geo.free_reach) > 8192:
                 geo.free_reach.clear()
-            free = geo.free_reach[key] = self._search(steps, s, budget, ())
-        if not any(b in free for b in blocked):
+            free = geo.free_reach[key] = self._search(trans, s, budget, ())
+        inside = tuple(sorted({b for b in no_pass if b in free}))
+        if not inside:
             best = dict(free)
         else:
-            best = self._search(steps, s, budget, blocked)
+            key = (s, budget, dk, inside)  # only blockers the free search reaches can change the answer
+            got = geo.blocked_reach.get(key)
+            if got is None:
+                if len(geo.blocked_reach) > 8192:
+                    geo.blocked_reach.clear()
+                got = geo.blocked_reach[key] = self._search(trans, s, budget, inside)
+            best = dict(got)
         for j in no_stop:
             best.pop(j, None)
         return best
 
-    def _search(self, steps, s: int, budget: int, blocked) -> dict[int, int]:
-        best: dict[int, int] = {s: 0}
-        if budget > 0:
-            # Dijkstra over (square, diagonal parity) with a bucket per cost; each bucket is sorted so squares
-            # are settled in (cost, square, parity) order, as a binary heap would (same dict order out).
-            alternating = self.metric == "alternating"
-            big = 1 << 30
-            seen = [big] * (2 * len(steps))
-            seen[2 * s] = 0
-            buckets: list[list[int]] = [[] for _ in range(budget + 1)]
-            buckets[0].append(2 * s)
-            for cost in range(budget + 1):
-                bucket = buckets[cost]
-                if not bucket:
+    def _search(self, trans, s: int, budget: int, blocked) -> dict[int, int]:
+        """Dijkstra over (square, diagonal parity) states with a bucket per cost; each bucket is sorted so
+        states are settled in (cost, square, parity) order, as a binary heap would (same dict order out)."""
+        if budget <= 0:
+            return {s: 0}
+        big = 1 << 30
+        seen = [big] * len(trans)
+        for j in blocked:  # never entered: as if already reached at no cost
+            seen[2 * j] = seen[2 * j + 1] = -1
+        seen[2 * s] = 0
+        cost_of = [big] * (len(trans) // 2)
+        cost_of[s] = 0
+        order = [s]
+        buckets: list[list[int]] = [[] for _ in range(budget + 1)]
+        buckets[0].append(2 * s)
+        for cost in range(budget + 1):
+            bucket = buckets[cost]
+            if not bucket:
+                continue
+            bucket.sort()
+            for state in bucket:
+                if seen[state] < cost:
                     continue
-                bucket.sort()
-                for state in bucket:
-                    if seen[state] < cost:
+                for nxt, add, j in trans[state]:
+                    c = cost + add
+                    if c > budget or seen[nxt] <= c:
                         continue
-                    parity = state & 1
-                    for j, diag, mult in steps[state >> 1]:
-                        if j in blocked:
-                            continue
-                        if diag and alternating:
-                            if parity:
-                                c, nxt = cost + 2 * mult, 2 * j
-                            else:
-                                c, nxt = cost + mult, 2 * j + 1
-                        else:
-                            c, nxt = cost + mult, 2 * j + parity
-                        if c > budget or seen[nxt] <= c:
-                            continue
-                        seen[nxt] = c
-                        if c < best.get(j, big):
-                            best[j] = c
-                        buckets[c].append(nxt)
-        return best
+                    seen[nxt] = c
+                    old = cost_of[j]
+                    if c < old:
+                        if old == big:
+                            order.append(j)
+                        cost_of[j] = c
+                    buckets[c].append(nxt)
+        return {j: cost_of[j] for j in order}
 
     def path(self, start: tuple[int, int], goal: tuple[int, int], budget: int, no_pass: Iterable[int] = (),
              danger: dict[int, int] | None = None) -> list[tuple[int, int]] | None:
@@ -331,9 +354,13 @@ class _Geometry:
                     continue  # no cutting a wall's corner
                 out.append((ny * w + nx, diag))
             self.neighbours.append(tuple(out))
+        self.size = w * h
         self._lines: dict[tuple[int, int], tuple[int, ...]] = {}
+        self.sight_tables: dict[object, dict[int, tuple[bool, bool, str]]] = {}
         self._steps: dict[object, list] = {}
         self.free_reach: dict[tuple, dict[int, int]] = {}  # (start, budget, doors) -> unit-free reachable
+        self.blocked_reach: dict[tuple, dict[int, int]] = {}  # (start, budget, doors, blockers) -> reachable
+        self._trans: dict[object, list] = {}
 
     def steps(self, grid: Grid, key) -> list[tuple[tuple[int, bool, int], ...]]:
         """The neighbour table of `Grid._steps` for one state of the doors (`key`), built once."""
@@ -345,6 +372,37 @@ class _Geometry:
             if len(self._steps) > 32:
                 self._steps.clear()
             self._steps[key] = got
+        return got
+
+    def transitions(self, grid: Grid, key) -> list[tuple[tuple[int, int, int], ...]]:
+        """Per search state 2 * square + parity (parity: an odd number of diagonals so far, which only the
+        'alternating' metric counts), the moves out of it as (next state, cost, square); built once per
+        state of the doors (`key`) from the neighbour table of `steps`."""
+        got = self._trans.get(key)
+        if got is None:
+            alternating = grid.metric == "alternating"
+            got = []
+            for nb in self.steps(grid, key):
+                for parity in (0, 1):
+                    out = []
+                    for j, diag, mult in nb:
+                        if diag and alternating:
+                            out.append((2 * j, 2 * mult, j) if parity else (2 * j + 1, mult, j))
+                        else:
+                            out.append((2 * j + parity, mult, j))
+                    got.append(tuple(out))
+            if len(self._trans) > 32:
+                self._trans.clear()
+            self._trans[key] = got
+        return got
+
+    def sight_table(self, key) -> dict[int, tuple[bool, bool, str]]:
+        """The (los, loe, cover) memo of `Grid.sight` for one state of the doors (`key`)."""
+        got = self.sight_tables.get(key)
+        if got is None:
+            if len(self.sight_tables) > 32:
+                self.sight_tables.clear()
+            got = self.sight_tables[key] = {}
         return got
 
     def line(self, a: int, b: int) -> tuple[int, ...]:

@@ -18,6 +18,7 @@ from engine.core.units import Unit
 
 from . import combat as C
 from . import stats as S
+from .stats import RANGES
 
 # Objects that can be attacked on the map (Statistics for Objects): DR, HP, damage threshold.
 DOOR = {"dr": 10, "hp": 50, "threshold": 30, "reflex": 5}          # metal door (5 cm)
@@ -50,6 +51,200 @@ def _cache(enc: Encounter) -> dict:
     elif len(got[1]) > 64:
         got[1].clear()
     return got[1]
+
+
+# ---- interned decisions and per-map tables used by legal_actions -----------------------------------------------
+_FIGHT_DEFENSIVELY, _TOTAL_DEFENSE, _BREAK_GRAB = (Decision("fight_defensively"), Decision("total_defense"),
+                                                   Decision("break_grab"))
+_STAND_UP, _STAND_UP_ACROBATICS, _AIM = Decision("stand_up"), Decision("stand_up_acrobatics"), Decision("aim")
+_SECOND_WIND, _FALL_PRONE, _RECOVER = Decision("second_wind"), Decision("fall_prone"), Decision("recover")
+_BY_TARGET: dict[tuple[str, int], Decision] = {}
+_BY_OPTION: dict[tuple[str, int], Decision] = {}
+
+
+def _target_decision(action: str, target: int) -> Decision:
+    got = _BY_TARGET.get((action, target))
+    if got is None:
+        got = _BY_TARGET[(action, target)] = Decision(action, target)
+    return got
+
+
+def _option_decision(action: str, option: int) -> Decision:
+    got = _BY_OPTION.get((action, option))
+    if got is None:
+        got = _BY_OPTION[(action, option)] = Decision(action, option=option)
+    return got
+
+
+class _SquareDecisions(dict):
+    """action -> [Decision(action, square=(x, y)) for every square index], built on first use."""
+
+    def __init__(self, g):
+        super().__init__()
+        self.xy = [g.xy(i) for i in range(g.width * g.height)]
+
+    def __missing__(self, action: str) -> list[Decision]:
+        got = self[action] = [Decision(action, square=xy) for xy in self.xy]
+        return got
+
+
+def _square_decisions(g) -> _SquareDecisions:
+    geo = g._geometry
+    got = geo.__dict__.get("saga_square_decisions")
+    if got is None:
+        got = geo.__dict__["saga_square_decisions"] = _SquareDecisions(g)
+    return got
+
+
+def _per_doors(g, name: str) -> dict:
+    """A memo kept with the map's shared geometry, one per state of its doors and broken objects."""
+    geo = g._geometry
+    tables = geo.__dict__.setdefault(name, {})
+    key = g._door_key()
+    got = tables.get(key)
+    if got is None:
+        if len(tables) > 32:
+            tables.clear()
+        got = tables[key] = {}
+    return got
+
+
+def _run_rays(g, s: int) -> tuple:
+    """From square s, per direction of DIRECTIONS: the squares a run can pass as (index, (x, y), cost so far),
+    up to the map edge, a square nobody can stand in or a wall corner cut (other units are checked later)."""
+    table = _per_doors(g, "saga_run_rays")
+    got = table.get(s)
+    if got is None:
+        rays = []
+        x0, y0 = g.xy(s)
+        for dx, dy in DIRECTIONS:
+            ray, cost, parity, x, y = [], 0, 0, x0, y0
+            while True:
+                nx, ny = x + dx, y + dy
+                if not g.inside(nx, ny):
+                    break
+                i = g.index(nx, ny)
+                if not g.passable(i):
+                    break
+                if dx and dy:
+                    if g.kind(g.index(nx, y)) == "wall" or g.kind(g.index(x, ny)) == "wall":
+                        break
+                    step, parity = (2 if parity else 1), parity ^ 1
+                else:
+                    step = 1
+                cost += step * g.enter_cost(i)
+                ray.append((i, (nx, ny), cost))
+                x, y = nx, ny
+            rays.append(tuple(ray))
+        got = table[s] = tuple(rays)
+    return got
+
+
+def _charge_lines(g) -> dict:
+    """(start index * squares + end index) -> `_charge_line` result, per map and door state."""
+    table = _per_doors(g, "saga_charge_lines")
+    if len(table) > 100_000:
+        table.clear()
+    return table
+
+
+# ---- per-unit figures behind the observation's features and threat estimates ------------------------------
+class _Record:
+    """What the observation needs of a unit in one state: its features and the parts of `attack_estimate`
+    that do not depend on the other unit or the squares (computed by the same functions, so identical)."""
+
+    __slots__ = ("stats", "features", "can_act", "melee", "ranged", "reach", "aimed", "careful", "reflex_melee",
+                 "reflex_ranged", "m_ab", "m_mean", "m_auto", "r_ab", "r_mean", "r_auto", "r_ranges")
+
+    def __init__(self, u: Unit):
+        s = u.state
+        self.stats = u.stats
+        m, r = C.first_of(u, "melee"), C.first_of(u, "ranged")
+        self.features = [C.reflex(u) / 30, C.fortitude(u) / 30, s["ct"] / 5, float(s["prone"]), float(s["aimed"]),
+                         float(bool(s["grabbed_by"]) or s["pinned_by"] is not None), s["defense"] / 10,
+                         float(m is not None), float(r is not None),
+                         s["attack_penalty"] / 10, float(s["charged"]), float(s["aoo_used"]),
+                         float(u.stats["second_winds"] > s["winds_used"]), u.stats["speed"] / 12]
+        self.can_act = u.active and s["ct"] < C.CT_HELPLESS
+        self.melee, self.ranged, self.reach = m, r, u.stats["reach"]
+        self.aimed = s["aimed"]
+        self.careful = 1 if "careful_shot" in u.stats["feats"] else 0
+        self.reflex_melee, self.reflex_ranged = C.reflex(u, melee=True), C.reflex(u, melee=False)
+        self.m_ab = self.m_mean = self.r_ab = self.r_mean = self.r_ranges = None
+        self.m_auto = self.r_auto = False
+        if m is not None:
+            self.m_ab, self.m_mean, self.m_auto = _weapon_figures(u, m, False)
+        if r is not None:
+            self.r_ab, self.r_mean, self.r_auto = _weapon_figures(u, r, self.aimed)
+            self.r_ranges = RANGES[C.weapon(u, r)["group"]]
+
+
+def _weapon_figures(u: Unit, n: int, aimed: bool) -> tuple[int, float, bool]:
+    """(attack bonus without aid, mean damage as `attack_estimate` counts it, autofire) of weapon n."""
+    expr = C.damage_expr(u, n, aimed=aimed)
+    stun = C.mode(u, n) == "stun"
+    return C.attack_bonus(u, n, None), expr.mean / (2 if stun else 1), C.mode(u, n) == "autofire"
+
+
+_RECORDS: dict = {}
+
+
+def _record(u: Unit) -> _Record:
+    s = u.state
+    key = (id(u.stats), u.down, s["ct"], tuple(s["hands"]), tuple(s["lost"]), tuple(s["modes"]), s["prone"],
+           s["aimed"], s["defense"], s["no_attacks"], s["attack_penalty"], s["charged"], s["aoo_used"],
+           bool(s["grabbed_by"]), s["pinned_by"] is None, s["suppressed"], tuple(s["active_items"]),
+           s["winds_used"])
+    got = _RECORDS.get(key)
+    if got is None or got.stats is not u.stats:
+        if len(_RECORDS) > 20000:
+            _RECORDS.clear()
+        got = _RECORDS[key] = _Record(u)
+    return got
+
+
+def _threat(g, a: Unit, ra: _Record, t: Unit, rt: _Record, occ: set[int]) -> tuple[float, float]:
+    """`threat_estimate` of a on t from the records: (hit chance, expected damage) of a's best attack."""
+    if t.down or not ra.can_act:
+        return 0.0, 0.0
+    best = (0.0, 0.0)
+    m, r = ra.melee, ra.ranged
+    if m is None and r is None:
+        return best
+    w = g.width
+    ia, it = a.pos[1] * w + a.pos[0], t.pos[1] * w + t.pos[0]
+    dist = g.distance(a.pos, t.pos)
+    los, loe, cover = g.sight(ia, it)
+    aider = t.state["aid"].get(a.side)
+    aid = 2 if aider is not None and aider != a.id else 0
+    if m is not None and dist <= ra.reach and (dist <= 1 or loe):
+        p = C.hit_chance(ra.m_ab + aid, rt.reflex_melee)
+        mean = ra.m_mean
+        dmg = p * mean + 0.05 * mean
+        if ra.m_auto:
+            dmg += (1 - p) * mean / 2
+        best = (p, dmg)
+    if r is not None and los and loe:
+        band = None
+        for k, top in enumerate(ra.r_ranges):
+            if dist <= top:
+                band = k
+                break
+        if band is not None and not any(i in occ for i in g._geometry.line(ia, it)):
+            ab = ra.r_ab + aid + C.BAND_PENALTY[band]
+            defense = rt.reflex_ranged
+            if ra.aimed:
+                ab += ra.careful
+            else:
+                defense += C.COVER_BONUS[cover]
+            p = C.hit_chance(ab, defense)
+            mean = ra.r_mean
+            dmg = p * mean + 0.05 * mean
+            if ra.r_auto:
+                dmg += (1 - p) * mean / 2
+            if dmg > best[1]:
+                best = (p, dmg)
+    return best
 
 
 class SagaRuleset(Ruleset):
@@ -126,90 +321,157 @@ class SagaRuleset(Ruleset):
         held = s["pinned_by"] is not None
         speed = C.speed(a)
         can_walk = not s["prone"] and not s["grabbed_by"] and not held and speed > 0
-        enemies = enc.enemies(a)
+        side = a.side
+        units = enc.units
+        enemies = [u for u in units if u.active and u.side != side]
         melee_w = C.first_of(a, "melee")
         ranged_w = C.first_of(a, "ranged")
         may_attack = not s["no_attacks"] and not held
+        w = g.width
+        here = a.pos[1] * w + a.pos[0]
+        decs = _square_decisions(g)
 
         if mv and can_walk:
-            for i in self._move_squares(enc, a, speed):
-                out.append(Decision("move", square=g.xy(i)))
-            if self._threats(enc, a).get(g.index(*a.pos)):
-                for i in self._withdraw_squares(enc, a):
-                    out.append(Decision("withdraw", square=g.xy(i)))
+            reach = g.reachable(a.pos, speed, [e.pos[1] * w + e.pos[0] for e in enemies],
+                                [u.pos[1] * w + u.pos[0] for u in units if u.active and u.side == side and u is not a])
+            dm = decs["move"]
+            out += [dm[i] for i in reach if i != here]
+            if self._threats(enc, a).get(here):
+                dw = decs["withdraw"]
+                out += [dw[i] for i in self._withdraw_squares(enc, a)]
+        occ = None
         if full and can_walk:
-            for sq in self._run_squares(enc, a):
-                out.append(Decision("run", square=sq))
+            occ = enc.occupied()
+            dr = decs["run"]
+            limit = self._run_limit(a)
+            for ray in _run_rays(g, here):
+                for i, xy, cost in ray:
+                    if cost > limit:
+                        break
+                    who = occ.get(xy)
+                    if who is None:
+                        out.append(dr[i])
+                    elif units[who].side != side:
+                        break
 
         if std and may_attack:
             two_w = full and self._attack_count(a) >= 2
             can_grab = s["grabbing"] is None and not self._pinning(enc, a)
-            grapple_feat = "pin" in a.stats["feats"] or "trip" in a.stats["feats"]
+            feats = a.stats["feats"]
+            grapple_feat = "pin" in feats or "trip" in feats
+            ranged_disarm = "ranged_disarm" in feats
+            a_reach = a.stats["reach"]
+            ranges = RANGES[C.weapon(a, ranged_w)["group"]] if ranged_w is not None else None
+            occ_idx = {u.pos[1] * w + u.pos[0] for u in units if u.active}
+            charge = melee_w is not None and can_walk
+            if charge and occ is None:
+                occ = enc.occupied()
             for e in enemies:
-                m_ok = melee_w is not None and self._in_reach(enc, a, e)
-                r_ok = ranged_w is not None and self._clear_shot(enc, a, e, ranged_w)
+                eid = e.id
+                ie = e.pos[1] * w + e.pos[0]
+                dist = g.distance(a.pos, e.pos)
+                sight = g.sight(here, ie)
+                m_ok = melee_w is not None and dist <= a_reach and (dist <= 1 or sight[1])
+                r_ok = (ranges is not None and sight[0] and sight[1] and dist <= ranges[-1]
+                        and not any(i in occ_idx for i in g._geometry.line(here, ie)))
                 if m_ok:
-                    out.append(Decision("melee_attack", e.id))
+                    out.append(_target_decision("melee_attack", eid))
                 if r_ok:
-                    out.append(Decision("ranged_attack", e.id))
+                    out.append(_target_decision("ranged_attack", eid))
                 if m_ok or r_ok:
-                    out.append(Decision("aid_attack", e.id))
-                    out.append(Decision("suppress", e.id))
+                    out.append(_target_decision("aid_attack", eid))
+                    out.append(_target_decision("suppress", eid))
                     if self._holding(e):
-                        out.append(Decision("attack_held_object", e.id))
-                        if m_ok or "ranged_disarm" in a.stats["feats"]:
-                            out.append(Decision("disarm", e.id))
+                        out.append(_target_decision("attack_held_object", eid))
+                        if m_ok or ranged_disarm:
+                            out.append(_target_decision("disarm", eid))
                     if two_w:
-                        out.append(Decision("full_attack", e.id))
-                if melee_w is not None and can_walk and self._charge_end(enc, a, e) is not None:
-                    out.append(Decision("charge", e.id))
-                if can_grab and g.distance(a.pos, e.pos) <= 1 and C.size_steps(a, e) <= 1:
-                    out.append(Decision("grab", e.id))
+                        out.append(_target_decision("full_attack", eid))
+                if charge and dist <= speed + a_reach and self._can_charge(enc, a, e, occ, speed, a_reach):
+                    out.append(_target_decision("charge", eid))
+                if can_grab and dist <= 1 and C.size_steps(a, e) <= 1:
+                    out.append(_target_decision("grab", eid))
                     if grapple_feat:
-                        out.append(Decision("grapple", e.id))
-            for i in self._object_squares(enc, a, melee_w, ranged_w):
-                out.append(Decision("attack_object", square=g.xy(i)))
+                        out.append(_target_decision("grapple", eid))
+            da = decs["attack_object"]
+            out += [da[i] for i in self._object_squares(enc, a, melee_w, ranged_w)]
         if full and may_attack:
-            for u in enc.units:
-                if u.side != a.side and u.down and not u.dead and self._cdg_ok(enc, a, u):
-                    out.append(Decision("coup_de_grace", u.id))
+            for u in units:
+                if u.side != side and u.down and not u.dead and self._cdg_ok(enc, a, u):
+                    out.append(_target_decision("coup_de_grace", u.id))
         if std:
-            out.append(Decision("fight_defensively"))
-            out.append(Decision("total_defense"))
+            out.append(_FIGHT_DEFENSIVELY)
+            out.append(_TOTAL_DEFENSE)
             if s["grabbed_by"] or held:
-                out.append(Decision("break_grab"))
+                out.append(_BREAK_GRAB)
 
         # draw / holster / manipulate / stand up
         if econ.can_pay(b, self._draw_cost(a)):
             for n in self._drawable(a):
-                out.append(Decision("draw", option=n))
+                out.append(_option_decision("draw", n))
             for n in self._holsterable(a):
-                out.append(Decision("holster", option=n))
+                out.append(_option_decision("holster", n))
         if mv:
-            for i in self._manipulable(enc, a):
-                out.append(Decision("manipulate", square=g.xy(i)))
+            dm = decs["manipulate"]
+            out += [dm[i] for i in self._manipulable(enc, a)]
             if s["prone"]:
-                out.append(Decision("stand_up"))
+                out.append(_STAND_UP)
         if sw:
             if s["prone"] and "acrobatics" in a.stats["trained"]:
-                out.append(Decision("stand_up_acrobatics"))
+                out.append(_STAND_UP_ACROBATICS)
             for n in range(len(a.stats["items"])):
-                out.append(Decision("activate_item", option=n))
+                out.append(_option_decision("activate_item", n))
             if (not s["aimed"] and ranged_w is not None and may_attack and econ.can_pay(b, "swift", times=2)
                     and any(self._clear_shot(enc, a, e, ranged_w) for e in enemies)):
-                out.append(Decision("aim"))
+                out.append(_AIM)
             if self._wind_problem(a) is None:
-                out.append(Decision("second_wind"))
+                out.append(_SECOND_WIND)
             for n in self._holsterable(a):
-                out.append(Decision("drop_item", option=n))
+                out.append(_option_decision("drop_item", n))
             if not s["prone"]:
-                out.append(Decision("fall_prone"))
+                out.append(_FALL_PRONE)
             if s["ct"] > 0 and not a.stats["persistent"]:
-                out.append(Decision("recover"))
+                out.append(_RECOVER)
             for n in self._holsterable(a):
                 if len(a.stats["weapons"][n]["modes"]) > 1:
-                    out.append(Decision("switch_mode", option=n))
+                    out.append(_option_decision("switch_mode", n))
         return out
+
+    def _can_charge(self, enc: Encounter, a: Unit, t: Unit, occ: dict, speed: int, reach: int) -> bool:
+        """`_charge_end(enc, a, t) is not None`, from lines cached per map and door state."""
+        g = enc.grid
+        w = g.width
+        ia = a.pos[1] * w + a.pos[0]
+        table = _charge_lines(g)
+        units, side = enc.units, a.side
+        for end in g.within(t.pos, reach):
+            if end in occ or g.distance(a.pos, end) < 2:
+                continue
+            ie = end[1] * w + end[0]
+            key = ia * g._geometry.size + ie
+            line = table.get(key)
+            if line is None:
+                line = table[key] = self._charge_line(g, a.pos, end)
+            ok, squares, cost = line
+            if not ok or cost > speed:
+                continue
+            if any((who := occ.get(xy)) is not None and units[who].side != side for xy in squares):
+                continue
+            if reach > 1 and not g.line_of_effect(end, t.pos):
+                continue
+            return True
+        return False
+
+    def _charge_line(self, g, start: tuple[int, int], end: tuple[int, int]) -> tuple[bool, tuple, int]:
+        """(no terrain blocks it, the squares it touches (end included), walking cost) of a charge line."""
+        squares = tuple(g.xy(i) for i in g.between(start, end)) + (end,)
+        ok = True
+        for xy in squares:
+            i = g.index(*xy)
+            if g.kind(i) == "low_cover" or not g.passable(i):
+                ok = False
+                break
+        return ok, squares, (g.path_cost(start, self._line_path(g, start, end)) if ok else 0)
 
     def why_illegal(self, enc: Encounter, a: Unit, d: Decision) -> str:
         spec = self.catalogue.get(d.action)
@@ -1344,27 +1606,23 @@ class SagaRuleset(Ruleset):
     n_unit_features = 14
 
     def unit_features(self, enc: Encounter, u: Unit) -> list[float]:
-        s = u.state
-        return [C.reflex(u) / 30, C.fortitude(u) / 30, s["ct"] / 5, float(s["prone"]), float(s["aimed"]),
-                float(bool(s["grabbed_by"]) or s["pinned_by"] is not None), s["defense"] / 10,
-                float(C.first_of(u, "melee") is not None), float(C.first_of(u, "ranged") is not None),
-                s["attack_penalty"] / 10, float(s["charged"]), float(s["aoo_used"]),
-                float(u.stats["second_winds"] > s["winds_used"]), u.stats["speed"] / 12]
+        return list(_record(u).features)
 
     def threat_estimate(self, enc: Encounter, a: Unit, t: Unit) -> tuple[float, float]:
-        if not t.active or not self.can_act(enc, a):
-            return 0.0, 0.0
-        best = (0.0, 0.0)
-        m = C.first_of(a, "melee")
-        if m is not None and self._in_reach(enc, a, t):
-            e = self.attack_estimate(enc, a, t, m, a.pos)
-            best = (e.hit_chance, e.expected_damage)
-        r = C.first_of(a, "ranged")
-        if r is not None and self._clear_shot(enc, a, t, r):
-            e = self.attack_estimate(enc, a, t, r, a.pos)
-            if e.expected_damage > best[1]:
-                best = (e.hit_chance, e.expected_damage)
-        return best
+        g = enc.grid
+        occ = {g.index(*u.pos) for u in enc.units if u.active}
+        return _threat(g, a, _record(a), t, _record(t), occ)
+
+    def threat_pairs(self, enc: Encounter, actor: Unit, units: list[Unit]) -> list[tuple[float, float, float, float]]:
+        """For each unit u: threat_estimate(actor, u) + threat_estimate(u, actor), sharing the work."""
+        g = enc.grid
+        occ = {g.index(*u.pos) for u in enc.units if u.active}
+        ra = _record(actor)
+        out = []
+        for u in units:
+            ru = _record(u)
+            out.append(_threat(g, actor, ra, u, ru, occ) + _threat(g, u, ru, actor, ra, occ))
+        return out
 
     def option_label(self, d: Decision, enc: Encounter) -> str:
         a = enc.actor
