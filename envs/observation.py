@@ -58,32 +58,35 @@ class ObservationEncoder:
         grid = enc.grid
         W, H = max(1, self.map_w), max(1, self.map_h)
         uw = self.unit_width
-        # both directions of every threat estimate at once when the ruleset offers it (same numbers)
-        foes = [u for u in rows if u is not None and u.side != side_a and u.active]
-        pairs = getattr(rs, "threat_pairs", None)
-        if pairs is not None:
-            threat = dict(zip([u.id for u in foes], pairs(enc, actor, foes)))
+        # features and both directions of every threat estimate in one call when the ruleset offers it
+        present = [u for u in rows if u is not None]
+        parts = getattr(rs, "observation_parts", None)
+        if parts is not None:
+            got = parts(enc, actor, present)
         else:
-            threat = {u.id: rs.threat_estimate(enc, actor, u) + rs.threat_estimate(enc, u, actor) for u in foes}
+            got = [(rs.unit_features(enc, u), rs.threat_estimate(enc, actor, u) + rs.threat_estimate(enc, u, actor)
+                    if u.side != side_a and u.active else None) for u in present]
         zeros = [0.0] * uw
         actor_hp = max(1, actor.hp)
+        k = 0
         for u in rows:
             if u is None:
                 vals += zeros
                 continue
             x, y = u.pos
             dist = grid.distance(actor.pos, u.pos)
-            feats = [1.0, float(u.active), u.hp / max(1, u.max_hp), u.hp / 50, x / W, y / H,
+            feats, threat = got[k]
+            k += 1
+            vals += [1.0, float(u.active), u.hp / max(1, u.max_hp), u.hp / 50, x / W, y / H,
                      (x - ax) / W, (y - ay) / H, dist / 20]
-            feats += rs.unit_features(enc, u)
-            if u.side != side_a and u.active:
-                p, dmg, q, back = threat[u.id]
-                feats += [p, dmg / max(1, u.hp), q, back / actor_hp]
-            else:
-                feats += [0.0, 0.0, 0.0, 0.0]
-            if len(feats) < uw:
-                feats += [0.0] * (uw - len(feats))
             vals += feats
+            if threat is not None:
+                p, dmg, q, back = threat
+                vals += [p, dmg / max(1, u.hp), q, back / actor_hp]
+            else:
+                vals += [0.0, 0.0, 0.0, 0.0]
+            if len(feats) + BASE_UNIT < uw:
+                vals += [0.0] * (uw - len(feats) - BASE_UNIT)
         base = self.n_global + self.n_rows * uw
         head = obs[:base]
         head[:] = array("d", vals)  # faster than from a list; the same float32 values

@@ -269,7 +269,8 @@ class Grid:
         `danger[i]` > 0 marks squares whose leaving provokes (threatened squares). Returns the squares
         after `start`, or None when goal cannot be reached.
         """
-        steps, danger = self._steps(), danger or {}
+        danger = danger or {}
+        trans = self._geometry.transitions(self, self._door_key())
         blocked = set(no_pass)
         s, g = self.index(*start), self.index(*goal)
         alternating = self.metric == "alternating"
@@ -277,10 +278,11 @@ class Grid:
         # Items come off the heap in (provocations, cost, square, parity, trail) order, so the first at the
         # goal is the least such walk. An item dominated (<= provocations and <= cost) by one already taken
         # off at the same (square, parity) can never lead to a smaller walk, so it is dropped when pushed.
-        done: list[list[tuple[int, int]] | None] = [None] * (2 * len(steps))
+        done: list[list[tuple[int, int]] | None] = [None] * len(trans)
         w, gx, gy = self.width, goal[0], goal[1]
+        push, pop = heapq.heappush, heapq.heappop
         while heap:
-            prov, cost, i, parity, trail = heapq.heappop(heap)
+            prov, cost, i, parity, trail = pop(heap)
             if i == g:
                 return [self.xy(k) for k in trail]
             key = 2 * i + parity
@@ -288,21 +290,18 @@ class Grid:
             if olds is None:
                 done[key] = [(prov, cost)]
             else:
-                if any(op <= prov and oc <= cost for op, oc in olds):
-                    continue
-                olds.append((prov, cost))
-            leave = prov + 1 if danger.get(i, 0) else prov
-            for j, diag, mult in steps[i]:
-                if j in blocked:
-                    continue
-                if diag and alternating:
-                    if parity:
-                        c, nk = cost + 2 * mult, 2 * j
-                    else:
-                        c, nk = cost + mult, 2 * j + 1
+                for op, oc in olds:
+                    if op <= prov and oc <= cost:
+                        break
                 else:
-                    c, nk = cost + mult, 2 * j + parity
-                if c > budget:
+                    olds.append((prov, cost))
+                    olds = None
+                if olds is not None:
+                    continue
+            leave = prov + 1 if danger.get(i, 0) else prov
+            for nk, add, j in trans[key]:
+                c = cost + add
+                if c > budget or j in blocked:
                     continue
                 dx, dy = j % w - gx, j // w - gy  # a lower bound of what is left to walk must fit too
                 dx, dy = (dx if dx >= 0 else -dx), (dy if dy >= 0 else -dy)
@@ -310,9 +309,14 @@ class Grid:
                         (dx if dx >= dy else dy)) > budget:
                     continue
                 olds = done[nk]
-                if olds is not None and any(op <= leave and oc <= c for op, oc in olds):
+                if olds is not None:
+                    for op, oc in olds:
+                        if op <= leave and oc <= c:
+                            break
+                    else:
+                        push(heap, (leave, c, j, nk & 1, trail + (j,)))
                     continue
-                heapq.heappush(heap, (leave, c, j, nk & 1, trail + (j,)))
+                push(heap, (leave, c, j, nk & 1, trail + (j,)))
         return None
 
     def path_cost(self, start: tuple[int, int], squares: list[tuple[int, int]]) -> int:

@@ -1613,6 +1613,22 @@ class SagaRuleset(Ruleset):
         occ = {g.index(*u.pos) for u in enc.units if u.active}
         return _threat(g, a, _record(a), t, _record(t), occ)
 
+    def observation_parts(self, enc: Encounter, actor: Unit, units: list[Unit]) -> list[tuple[list[float], tuple | None]]:
+        """For each unit u: (unit_features(u), threat_estimate(actor, u) + threat_estimate(u, actor) when u is an
+        active unit of another side, else None), sharing the work."""
+        g = enc.grid
+        occ = {g.index(*u.pos) for u in enc.units if u.active}
+        ra = _record(actor)
+        side = actor.side
+        out = []
+        for u in units:
+            ru = ra if u is actor else _record(u)
+            if u.side != side and not u.down:
+                out.append((ru.features, _threat(g, actor, ra, u, ru, occ) + _threat(g, u, ru, actor, ra, occ)))
+            else:
+                out.append((ru.features, None))
+        return out
+
     def threat_pairs(self, enc: Encounter, actor: Unit, units: list[Unit]) -> list[tuple[float, float, float, float]]:
         """For each unit u: threat_estimate(actor, u) + threat_estimate(u, actor), sharing the work."""
         g = enc.grid
