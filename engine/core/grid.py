@@ -207,11 +207,26 @@ class Grid:
         # the unit-free result (cached per map, door state, start and budget) is then the answer as it is.
         key = (s, budget, dk)
         free = geo.free_reach.get(key)
-        if free is None:
-            if len(geo.free_reach) > 8192:
-                geo.free_reach.clear()
-            free = geo.free_reach[key] = self._search(trans, s, budget, ())
-        inside = tuple(sorted({b for b in no_pass if b in free}))
+        if free is not None:
+            inside = tuple(sorted({b for b in no_pass if b in free}))
+        else:
+            # No walk costs less than its number of steps (nor, counting diagonals as d20 does, less than the
+            # alternating distance), so blockers further away than the budget change nothing either: with
+            # some near, search with those instead of first searching without any.
+            w, (x0, y0) = self.width, start
+            alternating = self.metric == "alternating"
+            near = set()
+            for b in no_pass:
+                dx, dy = abs(b % w - x0), abs(b // w - y0)
+                if dx < dy:
+                    dx, dy = dy, dx
+                if (dx + dy // 2 if alternating else dx) <= budget:
+                    near.add(b)
+            inside = tuple(sorted(near))
+            if not inside:
+                if len(geo.free_reach) > 8192:
+                    geo.free_reach.clear()
+                free = geo.free_reach[key] = self._search(trans, s, budget, ())
         if not inside:
             best = dict(free)
         else:
@@ -241,7 +256,7 @@ class Grid:
         order = [s]
         buckets: list[list[int]] = [[] for _ in range(budget + 1)]
         buckets[0].append(2 * s)
-        for cost in range(budget + 1):
+        for cost in range(budget):  # states at the full budget cannot move on: their bucket needs no visit
             bucket = buckets[cost]
             if not bucket:
                 continue
