@@ -29,6 +29,8 @@ def register(app: typer.Typer) -> None:
         from engine.rulesets import available, get_ruleset
 
         console = Console(stderr=as_json)
+        if not console.is_terminal:
+            console.width = max(console.width, 110)
         if ruleset not in available():
             console.print(f"[red]unknown ruleset '{ruleset}'; available: {', '.join(sorted(available()))}[/red]")
             raise typer.Exit(2)
@@ -64,13 +66,15 @@ def register(app: typer.Typer) -> None:
                 out["by_opponent"] = results
             print(json.dumps(out, indent=2))
             return
-        t = Table(title=f"{policy} on {ruleset}: {episodes} episodes per opponent, seeds {seed}..., both seats")
-        for col in ("vs", "win", "draw", "loss", "rounds", "dmg dealt", "dmg taken", "units lost"):
-            t.add_column(col, justify="left" if col == "vs" else "right")
+        t = Table(title=f"{policy} on {ruleset}: {episodes} episodes per opponent, seeds from {seed}, both seats",
+                  caption="win / draw / loss: rate [95% Wilson interval, %]; dealt / taken: damage per battle; "
+                          "lost: own units down per battle")
+        for col in ("vs", "win", "draw", "loss", "rounds", "dealt", "taken", "lost"):
+            t.add_column(col, justify="left" if col == "vs" else "right", no_wrap=True)
 
         def pct(s, key):
             lo, hi = s[f"{key}_rate_ci95"]
-            return f"{s[f'{key}_rate']:.1%} [{lo:.1%}, {hi:.1%}]"
+            return f"{s[f'{key}_rate']:.1%} [{lo * 100:.0f}-{hi * 100:.0f}]"
 
         for name, s in results.items():
             t.add_row(name, pct(s, "win"), pct(s, "draw"), pct(s, "loss"), f"{s['mean_rounds']:.1f}",
