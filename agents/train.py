@@ -165,6 +165,15 @@ def make_vec_env(cfg: TrainConfig, league: League | None = None):
     return venv
 
 
+def ppo_hparams(cfg: TrainConfig) -> dict[str, Any]:
+    """MaskablePPO keyword arguments of the config (all but the policy network)."""
+    p = cfg.ppo
+    return {"learning_rate": _linear(p.learning_rate) if p.lr_schedule == "linear" else p.learning_rate,
+            "n_steps": p.n_steps, "batch_size": p.batch_size, "n_epochs": p.n_epochs, "gamma": p.gamma,
+            "gae_lambda": p.gae_lambda, "clip_range": p.clip_range, "ent_coef": p.ent_coef, "vf_coef": p.vf_coef,
+            "max_grad_norm": p.max_grad_norm, "target_kl": p.target_kl}
+
+
 def build_model(cfg: TrainConfig, venv, tensorboard_log: str | None = None):
     """A fresh MaskablePPO for the config's hyperparameters on `venv` (CPU)."""
     import torch
@@ -172,14 +181,8 @@ def build_model(cfg: TrainConfig, venv, tensorboard_log: str | None = None):
 
     p = cfg.ppo
     torch.set_num_threads(cfg.train.torch_threads)
-    lr: Any = p.learning_rate
-    if p.lr_schedule == "linear":
-        lr = _linear(p.learning_rate)
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
-    return MaskablePPO("MlpPolicy", venv, learning_rate=lr, n_steps=p.n_steps, batch_size=p.batch_size,
-                       n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
-                       ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm,
-                       target_kl=p.target_kl, seed=cfg.train.seed, device="cpu", verbose=0,
+    return MaskablePPO("MlpPolicy", venv, **ppo_hparams(cfg), seed=cfg.train.seed, device="cpu", verbose=0,
                        tensorboard_log=tensorboard_log,
                        policy_kwargs={"net_arch": dict(pi=list(p.net_arch), vf=list(p.net_arch)),
                                       "activation_fn": act})
@@ -271,7 +274,8 @@ def run(cfg: TrainConfig | None = None, run_dir: Path | None = None, resume: Pat
     if ckpt is not None:
         import torch
         torch.set_num_threads(cfg.train.torch_threads)
-        model = MaskablePPO.load(str(ckpt), env=venv, device="cpu")
+        # config.yaml is the source of truth: hyperparameters edited there apply from here on
+        model = MaskablePPO.load(str(ckpt), env=venv, device="cpu", custom_objects=ppo_hparams(cfg))
         say(f"resuming {run_dir} from {ckpt.name} at step {model.num_timesteps}")
     else:
         model = build_model(cfg, venv)
