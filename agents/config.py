@@ -222,6 +222,19 @@ class EvalSection(_Section):
     sample_battle: bool = Field(True, description="log a narrated sample battle and its final map")
 
 
+class ImitationSection(_Section):
+    """Behaviour cloning from a rule-based teacher before PPO (a warm start; 0 samples = off)."""
+
+    samples: int = Field(0, ge=0, description="teacher decisions to record (0 = no warm start)")
+    teacher: Literal["heuristic"] = Field("heuristic", description="who demonstrates")
+    opponent: Literal["random", "heuristic"] = Field("heuristic", description="the other side while recording")
+    epochs: int = Field(10, ge=1, description="passes over the demonstrations")
+    batch_size: int = Field(1024, ge=2, description="minibatch size")
+    learning_rate: float = Field(1e-3, gt=0, le=1, description="Adam step size for cloning")
+    value_coef: float = Field(0.5, ge=0, description="weight of fitting the value net to the returns")
+    workers: int = Field(2, ge=1, le=64, description="processes recording demonstrations")
+
+
 class TrainConfig(_Section):
     """A whole training run."""
 
@@ -231,6 +244,7 @@ class TrainConfig(_Section):
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     train: TrainSection = Field(default_factory=TrainSection)
     eval: EvalSection = Field(default_factory=EvalSection)
+    imitation: ImitationSection = Field(default_factory=ImitationSection)
 
     @model_validator(mode="after")
     def _cross(self) -> "TrainConfig":

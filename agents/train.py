@@ -246,6 +246,31 @@ def new_run_dir(name: str, root: Path = RUNS) -> Path:
     return d
 
 
+def warm_start(cfg: TrainConfig, model, say=print) -> dict[str, float]:
+    """Behaviour cloning from the teacher (agents/imitation.py), logged under imitation/ in TensorBoard."""
+    from .imitation import clone, collect_parallel
+
+    im = cfg.imitation
+    kw = env_kwargs(cfg)
+    kw["opponent"] = im.opponent
+    t0 = time.time()
+    demos = collect_parallel(kw, im.samples, seed=cfg.train.seed, gamma=cfg.ppo.gamma, teacher=im.teacher,
+                             workers=im.workers)
+    say(f"imitation: {len(demos)} {im.teacher} decisions from {demos.episodes} episodes "
+        f"in {time.time() - t0:.0f}s")
+
+    def log(epoch: int, stats: dict[str, float]) -> None:
+        for k, v in stats.items():
+            model.logger.record(f"imitation/{k}", v)
+        model.logger.dump(epoch)
+
+    stats = clone(model, demos, im.epochs, im.batch_size, im.learning_rate, im.value_coef, cfg.train.seed, log)
+    model.logger.record("imitation/accuracy", stats["accuracy"])
+    model.logger.dump(im.epochs)
+    say(f"imitation: policy loss {stats['policy_loss']:.3f}, agreement with the teacher {stats['accuracy']:.1%}")
+    return stats
+
+
 # ---- the run --------------------------------------------------------------------------------------
 def run(cfg: TrainConfig | None = None, run_dir: Path | None = None, resume: Path | None = None,
         root: Path = RUNS, console=None) -> dict[str, Any]:
@@ -280,6 +305,8 @@ def run(cfg: TrainConfig | None = None, run_dir: Path | None = None, resume: Pat
     else:
         model = build_model(cfg, venv)
     model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
+    if ckpt is None and cfg.imitation.samples > 0:
+        warm_start(cfg, model, say)
     league.step = model.num_timesteps
     remaining = cfg.train.total_timesteps - model.num_timesteps
     interrupted = False
