@@ -63,10 +63,13 @@ def test_resolved_config_round_trips():
 
 
 def test_opponent_schedule_and_shorthands():
-    cfg = load_config("configs/saga/skirmish.yaml")
-    o = cfg.env.opponent
+    o = load_config(data={"env": {"opponent": {"stages": [
+        {"until": 100, "random": 1.0}, {"random": 1.0, "heuristic": 1.0, "league": 2.0}]}}}).env.opponent
     assert o.stage_at(0).shares() == {"random": 1.0}
-    assert o.stage_at(10**9).heuristic > 0 and o.uses_league
+    assert o.stage_at(100).shares() == {"random": 0.25, "heuristic": 0.25, "league": 0.5}
+    assert o.stage_at(10**9) is o.stages[-1] and o.uses_league
+    shipped = load_config("configs/saga/skirmish.yaml").env.opponent
+    assert all(s.heuristic > 0 for s in shipped.stages if s.league > 0)
     league = load_config(data={"env": {"opponent": "league"}}).env.opponent
     assert league.stages[0].heuristic > 0 and league.stages[0].league > 0
     with pytest.raises(ConfigError, match="does not exist"):
