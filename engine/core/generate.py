@@ -4,6 +4,7 @@ from __future__ import annotations
 import random
 from collections import deque
 
+from .grid import Grid
 from .state import Encounter
 
 
@@ -66,9 +67,6 @@ def random_encounter(ruleset, rng: random.Random, width: int = 16, height: int =
 
     With `mirrored`, both sides get the same templates at point-symmetric squares.
     """
-    from .encounter_file import parse_encounter
-    import yaml
-
     names = sorted(ruleset.templates())
     pools = pools or {}
     a, b = ruleset.sides[0], ruleset.sides[1]
@@ -92,6 +90,6 @@ def random_encounter(ruleset, rng: random.Random, width: int = 16, height: int =
                 continue
         units.append({"name": f"{b.upper()[:-1] if b.endswith('s') else b} {k + 1}", "side": b,
                       "template": picks_b[k], "at": [mx, my]})
-    text = yaml.safe_dump({"ruleset": ruleset.id, "name": "random skirmish", "map": "\n".join(rows) + "\n",
-                           "units": units, "round_limit": round_limit}, sort_keys=False)
-    return parse_encounter(text, "generated", ruleset)
+    grid = Grid(rows, None, ruleset.metric)
+    built = [ruleset.make_unit(i, spec, f"generated units[{i}]") for i, spec in enumerate(units)]
+    return Encounter(ruleset.id, "random skirmish", grid, built, round_limit)
