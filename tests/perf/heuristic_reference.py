@@ -1,0 +1,355 @@
+"""SLOW REFERENCE for tests/perf: the heuristic policy as it was before its speed work (commit a7dff28), kept
+unoptimised so the live policy can be checked against it decision by decision. Do not optimise this file.
+
+The heuristic policy: a rule-based tactician, the yardstick a trained policy must beat.
+
+Ruleset-neutral. Every legal decision is scored in expected-damage units as the best short plan that
+starts with it, using the ruleset's estimates and its tactics module (`engine.rulesets.<id>.tactics`,
+see `engine/rulesets/saga/tactics.py` for the interface):
+
+- an attack: the value of its estimate on the target (expected damage up to the target's hit points,
+  plus a bonus for the kill chance, weighted towards wounded targets and by the unit's
+  `prefer_targets`), minus the attacks of opportunity it provokes, plus the best square still reachable
+  after it (when a move remains);
+- a move: the best attack from the destination (when an attack remains after it), or else the
+  destination's worth for the next turn, minus what leaving the square provokes;
+- a square's worth: minus the threat the enemies pose there (their expected damage against the unit,
+  cover included), plus a share of the attacks it allows next turn, plus a pull towards the enemies;
+- aim: the best aimed attack from here (aiming ignores cover, so it pays against a target in cover);
+- everything else (second wind, standing up, drawing a weapon, ...) through the tactics module; actions
+  that waste a turn score below ending it.
+
+Below its `flee_below` fraction of max HP a unit tries to get away instead: squares far from the
+enemies and out of their sight, a withdrawal when threatened, attacks only as a last resort.
+Ties are broken by a tiny seeded jitter, so the policy is deterministic given its seed.
+"""
+from __future__ import annotations
+
+import math
+import random
+from typing import TYPE_CHECKING
+
+from engine.core.decision import END, Decision
+from engine.core.policy import Policy
+
+if TYPE_CHECKING:
+    from engine.core.battle import Battle
+    from engine.core.state import Encounter
+    from engine.core.units import Unit
+
+THREAT_WEIGHT = 0.5      # enemy expected damage against us, relative to ours against them
+NEXT_TURN_SHARE = 0.35   # a square's attacks next turn, relative to an attack now
+APPROACH = 0.25          # pull (per square) towards the nearest enemy, for units with no attack from a square
+KILL_BONUS = 6.0         # worth of taking an enemy out, on top of its damage, plus its danger
+PREFER_WEIGHT = 2.0      # how strongly `prefer_targets` biases target choice
+TEMPERATURE = 2.0        # softmax temperature of `rank`'s probabilities
+FLEE_DISTANCE = 1.0      # per square of distance from the nearest enemy, when fleeing
+FLEE_HIDDEN = 4.0        # bonus for a square no enemy can see, when fleeing
+CLOSE_IN = 0.1           # pull (per square) towards the enemies for a melee unit already within a move
+RUN_COST = 0.5           # a run spends the whole turn: only worth it to get much farther than a move
+MOVE_COST = 0.05         # a move that gains nothing is not worth making
+
+_TACTICS: dict[str, object] = {}
+
+
+def tactics_for(ruleset):
+    """The ruleset's tactics object (`engine.rulesets.<id>.tactics.make(ruleset)`), cached per ruleset."""
+    got = _TACTICS.get(ruleset.id)
+    if got is None:
+        from . import tactics_reference  # the frozen Saga tactics (the only ruleset with tactics)
+        got = tactics_reference.make(ruleset) if ruleset.id == "saga" else _NoTactics(ruleset)
+        _TACTICS[ruleset.id] = got
+    return got
+
+
+class _NoTactics:
+    """Fallback for a ruleset without a tactics module: attacks by estimate, nothing positional."""
+
+    attack_cost = "standard"
+
+    def __init__(self, ruleset):
+        self.rs = ruleset
+
+    def kind(self, d):
+        return "end" if d == END else "misc"
+
+    def view(self, enc, a):
+        return _NoView(self.rs, enc, a)
+
+
+class _NoView:
+    def __init__(self, rs, enc, a):
+        self.rs, self.enc, self.a = rs, enc, a
+
+    def misc_value(self, d, threat_here, can_strike):
+        return self.rs.estimate(self.enc, self.a, d).expected_damage
+
+    def threat(self, pos):
+        return 0.0
+
+    def offense(self, pos, aimed=False):
+        return []
+
+    def provoked(self, d):
+        return 0.0
+
+    def end_square(self, d):
+        return self.a.pos
+
+    def sees(self, e, pos):
+        return True
+
+
+class HeuristicPolicy(Policy):
+    """Scores every legal decision with the ruleset's estimates and tactics; plays the best one."""
+
+    name = "heuristic"
+
+    def __init__(self, seed: int | None = 0):
+        self._seed = seed
+        self._rng = random.Random(seed)
+        # square values shared by decision points whose units stand and fare alike (the actor's own square
+        # and the budget left do not enter them)
+        self._memo: dict = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._seed = seed
+        self._rng = random.Random(self._seed)
+        self._memo = {}
+
+    # ---- Policy -----------------------------------------------------------------------------------------
+    def choose(self, battle: "Battle") -> Decision:
+        """The best decision. For speed, squares off a coarse lattice that are not key squares (next to
+        cover, to an enemy, to the actor) are not considered; `rank` considers them all."""
+        scored = self._scores(battle, prune=True)
+        return max(scored, key=lambda x: x[1])[0]
+
+    def rank(self, battle: "Battle") -> list[tuple[Decision, float]]:
+        """Legal decisions best first, with softmax(score / TEMPERATURE) as a probability."""
+        scored = sorted(self._scores(battle), key=lambda x: -x[1])
+        top = scored[0][1]
+        w = [math.exp((s - top) / TEMPERATURE) for _, s in scored]
+        z = sum(w)
+        return [(d, x / z) for (d, _), x in zip(scored, w)]
+
+    def explain(self, battle: "Battle") -> list[tuple[Decision, float]]:
+        """Legal decisions with their raw scores (expected-damage units), best first."""
+        return sorted(self._scores(battle), key=lambda x: -x[1])
+
+    # ---- scoring ------------------------------------------------------------------------------------------
+    def _scores(self, battle: "Battle", prune: bool = False) -> list[tuple[Decision, float]]:
+        legal = battle.legal()
+        if len(legal) == 1:
+            return [(legal[0], 0.0)]
+        t = _Turn(battle, tactics_for(battle.ruleset), prune, self._memo)
+        jitter = self._rng.random
+        out = []
+        for d in legal:
+            j = jitter()  # one draw per legal decision, scored or not, so rank() and choose() stay in step
+            if d not in t.skip:
+                out.append((d, t.score(d) + 1e-6 * j))
+        return out
+
+
+class _Turn:
+    """Everything about one decision point of one unit, computed lazily and once."""
+
+    lattice = 3  # choose() looks at every lattice-th square in x and y, plus the key squares
+
+    def __init__(self, battle: "Battle", tac, prune: bool = False, memo: dict | None = None):
+        self.b, self.tac, self.rs = battle, tac, battle.ruleset
+        self.v = tac.view(battle.enc, battle.enc.actor)
+        self.enc: "Encounter" = battle.enc
+        self.a: "Unit" = battle.enc.actor
+        a = self.a
+        self.enemies = self.enc.enemies(a)
+        flee = (a.tactics or {}).get("flee_below")
+        self.fleeing = flee is not None and a.hp < float(flee) * a.max_hp
+        self.weights = self._target_weights()
+        self._pos: dict = {}
+        self._offense: dict = {}
+        if memo is not None and hasattr(self.v, "state_key"):
+            pref = (a.tactics or {}).get("prefer_targets")
+            key = (self.v.state_key(), self.fleeing, a.pos if pref == "nearest" else None)
+            got = memo.get(key)
+            if got is None:
+                if len(memo) > 512:
+                    memo.clear()
+                got = memo[key] = ({}, {})
+            self._pos, self._offense = got
+        self._best_reposition: float | None = None
+        self._after: dict[str, tuple[bool, bool]] = {}
+        self._can_strike: bool | None = None
+        self._enemy_squares = [e.pos for e in self.enemies]
+        self.keep = None
+        if prune and hasattr(self.v, "key_squares"):
+            self.keep = self.v.key_squares()
+        self.skip = {d for d in battle.legal() if self._pruned(d)}
+        self.moves = [d for d in battle.legal() if tac.kind(d) in ("move", "withdraw") and d not in self.skip]
+
+    def _pruned(self, d: Decision) -> bool:
+        """Whether a square decision is skipped: off the even lattice and not a key square."""
+        if self.keep is None or d.square is None:
+            return False
+        x, y = d.square
+        step = self.lattice
+        return (x % step or y % step) and d.square not in self.keep
+
+    # -- targets --
+    def _target_weights(self) -> dict[int, float]:
+        enc, a, tac = self.enc, self.a, self.tac
+        pref = (a.tactics or {}).get("prefer_targets")
+        w: dict[int, float] = {}
+        keys: dict[int, float] = {}
+        for e in self.enemies:
+            w[e.id] = 1.0 + 0.5 * (1.0 - e.hp / max(1, e.max_hp))  # focus fire on the wounded
+            if pref == "nearest":
+                keys[e.id] = -enc.grid.distance(a.pos, e.pos)
+            elif pref == "weakest":
+                keys[e.id] = -e.hp
+            elif pref == "strongest":
+                keys[e.id] = e.hp
+            elif pref == "wounded":
+                keys[e.id] = -e.hp / max(1, e.max_hp)
+            elif pref == "most_dangerous" and hasattr(self.v, "danger"):
+                keys[e.id] = self.v.danger(e)
+        if keys:
+            lo, hi = min(keys.values()), max(keys.values())
+            for eid, k in keys.items():
+                x = 1.0 if hi == lo else (k - lo) / (hi - lo)
+                w[eid] *= 1.0 + PREFER_WEIGHT * x * x
+        return w
+
+    def value(self, t: "Unit", est) -> float:
+        """Worth of an attack estimate on target t."""
+        danger = self.v.danger(t) if hasattr(self.v, "danger") else 0.0
+        v = min(est.expected_damage, t.hp) + est.kill_chance * (KILL_BONUS + 2.0 * danger)
+        return v * self.weights.get(t.id, 1.0)
+
+    def best_attack(self, pos, aimed: bool = False) -> float:
+        key = (pos, aimed)
+        got = self._offense.get(key)
+        if got is None:
+            best = 0.0
+            for t, est, cost in self.v.offense(pos, aimed):
+                best = max(best, self.value(t, est) - cost)
+            got = self._offense[key] = best
+        return got
+
+    # -- squares --
+    def pos_value(self, pos) -> float:
+        """Worth of ending the turn on pos (threat faced, next turn's attacks, pull to the enemies)."""
+        got = self._pos.get(pos)
+        if got is not None:
+            return got
+        v = self.v
+        threat = v.threat(pos)
+        dist = self.enc.grid.distance
+        near = min([dist(pos, p) for p in self._enemy_squares], default=0)
+        if self.fleeing:
+            hidden = not any(v.sees(e, pos) for e in self.enemies)
+            val = FLEE_DISTANCE * near + (FLEE_HIDDEN if hidden else 0.0) - 1.5 * THREAT_WEIGHT * threat
+        else:
+            shot = self.best_attack(pos)
+            melee = 0.0
+            if hasattr(v, "reach_value"):
+                for t, est in v.reach_value(pos):
+                    melee = max(melee, self.value(t, est))
+            later = max(shot, melee)
+            val = -THREAT_WEIGHT * threat + NEXT_TURN_SHARE * later
+            if later <= 0 or melee > shot:  # nothing to hit from here, or closing in for a melee blow
+                steps = v.approach(pos) if hasattr(v, "approach") else near
+                val -= (APPROACH if later <= 0 else CLOSE_IN) * steps
+        self._pos[pos] = val
+        return val
+
+    def best_reposition(self) -> float:
+        """Best square reachable by a move after acting here (or staying), provocations included."""
+        if self._best_reposition is None:
+            here = self.a.pos
+            best = self.pos_value(here)
+            if self.moves:
+                cost = self.v.provoked(Decision("move", square=here))
+                for d in self.moves:
+                    c = MOVE_COST + (0.0 if d.action == "withdraw" else cost)
+                    best = max(best, self.pos_value(d.square) - c)
+            self._best_reposition = best
+        return self._best_reposition
+
+    def after(self, d: Decision) -> dict[str, int]:
+        """The budget left after paying for d."""
+        rs, enc = self.rs, self.enc
+        spec = rs.catalogue.get(d.action)
+        left = dict(enc.budget)
+        if spec is None:
+            return left
+        cost = spec.cost
+        if d.action in ("draw", "holster") and "quick_draw" in self.a.stats.get("feats", ()):
+            cost = "swift"
+        if rs.economy.can_pay(left, cost, times=spec.times):
+            rs.economy.pay(left, cost, times=spec.times)
+        return left
+
+    def _left(self, d: Decision) -> tuple[bool, bool]:
+        got = self._after.get(d.action)
+        if got is None:
+            left = self.after(d)
+            econ = self.rs.economy
+            got = (econ.can_pay(left, self.tac.attack_cost) and not self.enc.flags.get("charged"),
+                   econ.can_pay(left, "move"))
+            self._after[d.action] = got
+        return got
+
+    def can_attack_after(self, d: Decision) -> bool:
+        return self._left(d)[0]
+
+    def can_move_after(self, d: Decision) -> bool:
+        return self._left(d)[1]
+
+    # -- decisions --
+    def score(self, d: Decision) -> float:
+        tac, enc, a = self.tac, self.enc, self.a
+        kind = tac.kind(d)
+        if kind == "end":
+            return self.pos_value(a.pos)
+        attack_scale = 0.1 if self.fleeing else 1.0
+        if kind == "attack":
+            t = enc.units[d.target]
+            est = self.rs.estimate(enc, a, d)
+            v = attack_scale * self.value(t, est) - self.v.provoked(d)
+            if self.fleeing:  # a fleeing unit attacks only when it has nowhere better to go
+                return v + self.pos_value(a.pos)
+            v += self.best_reposition() if self.can_move_after(d) else self.pos_value(a.pos)
+            return v
+        if kind == "full_attack":
+            t = enc.units[d.target]
+            est = self.rs.estimate(enc, a, d)
+            return attack_scale * self.value(t, est) - self.v.provoked(d) + self.pos_value(a.pos)
+        if kind == "charge":
+            t = enc.units[d.target]
+            est = self.rs.estimate(enc, a, d)
+            end = self.v.end_square(d)
+            return attack_scale * self.value(t, est) - self.v.provoked(d) + self.pos_value(end)
+        if kind == "run" and not self.fleeing and self.can_strike():
+            return self.pos_value(a.pos) - 5.0  # running only pays to flee or to close a long distance
+        if kind in ("move", "withdraw", "run"):
+            sq = d.square
+            v = -self.v.provoked(d) - (RUN_COST if kind == "run" else MOVE_COST)
+            if kind != "run" and self.can_attack_after(d) and not self.fleeing:
+                v += max(self.best_attack(sq), 0.0)
+                # an attack from the new square still leaves the turn's end there
+            return v + self.pos_value(sq)
+        if kind == "aim":
+            if not self.can_attack_after(d) or self.fleeing:
+                return self.pos_value(a.pos) - 0.5
+            return self.best_attack(a.pos, aimed=True) + self.pos_value(a.pos)
+        return self.v.misc_value(d, self.v.threat(a.pos), self.can_strike) + self.pos_value(a.pos)
+
+    def can_strike(self) -> bool:
+        """Whether any attack is possible from here, or from a square a move away."""
+        if self._can_strike is None:
+            self._can_strike = self.best_attack(self.a.pos) > 0 or (
+                self.rs.economy.can_pay(self.enc.budget, self.tac.attack_cost)
+                and any(self.best_attack(m.square) > 0 for m in self.moves if self.can_attack_after(m)))
+        return self._can_strike
