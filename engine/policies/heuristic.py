@@ -145,11 +145,12 @@ class HeuristicPolicy(Policy):
             return [(legal[0], 0.0)]
         t = _Turn(battle, tactics_for(battle.ruleset), prune, self._memo)
         jitter = self._rng.random
+        score = t.score
         out = []
-        for d in legal:
+        for d, kind in zip(legal, t.kinds):
             j = jitter()  # one draw per legal decision, scored or not, so rank() and choose() stay in step
-            if d not in t.skip:
-                out.append((d, t.score(d) + 1e-6 * j))
+            if kind is not None:
+                out.append((d, score(d, kind) + 1e-6 * j))
         return out
 
 
@@ -170,6 +171,11 @@ class _Turn:
         self.weights = self._target_weights()
         self._pos: dict = {}
         self._offense: dict = {}
+        self._targets: dict[int, tuple] = {}
+        self._danger = hasattr(self.v, "danger")
+        self._reach = hasattr(self.v, "reach_value")
+        self._approach = getattr(self.v, "approach", None)
+        self._provoked: dict | None = {} if getattr(self.v, "provoked_by_action", False) else None
         if memo is not None and hasattr(self.v, "state_key"):
             pref = (a.tactics or {}).get("prefer_targets")
             key = (self.v.state_key(), self.fleeing, a.pos if pref == "nearest" else None)
@@ -186,16 +192,20 @@ class _Turn:
         self.keep = None
         if prune and hasattr(self.v, "key_squares"):
             self.keep = self.v.key_squares()
-        self.skip = {d for d in battle.legal() if self._pruned(d)}
-        self.moves = [d for d in battle.legal() if tac.kind(d) in ("move", "withdraw") and d not in self.skip]
-
-    def _pruned(self, d: Decision) -> bool:
-        """Whether a square decision is skipped: off the even lattice and not a key square."""
-        if self.keep is None or d.square is None:
-            return False
-        x, y = d.square
-        step = self.lattice
-        return (x % step or y % step) and d.square not in self.keep
+        # per legal decision its kind, or None when pruned (choose() looks at every lattice-th square in x
+        # and y, plus the key squares)
+        self.kinds: list[str | None] = []
+        self.moves: list[Decision] = []
+        keep, step, kind_of = self.keep, self.lattice, tac.kind
+        for d in battle.legal():
+            sq = d.square
+            if keep is not None and sq is not None and (sq[0] % step or sq[1] % step) and sq not in keep:
+                self.kinds.append(None)
+                continue
+            k = kind_of(d)
+            self.kinds.append(k)
+            if k == "move" or k == "withdraw":
+                self.moves.append(d)
 
     # -- targets --
     def _target_weights(self) -> dict[int, float]:
@@ -222,19 +232,30 @@ class _Turn:
                 w[eid] *= 1.0 + PREFER_WEIGHT * x * x
         return w
 
+    def _target(self, t: "Unit") -> tuple:
+        """(hit points, worth of a kill, weight) of target t."""
+        got = self._targets.get(t.id)
+        if got is None:
+            danger = self.v.danger(t) if self._danger else 0.0
+            got = self._targets[t.id] = (t.hp, KILL_BONUS + 2.0 * danger, self.weights.get(t.id, 1.0))
+        return got
+
     def value(self, t: "Unit", est) -> float:
         """Worth of an attack estimate on target t."""
-        danger = self.v.danger(t) if hasattr(self.v, "danger") else 0.0
-        v = min(est.expected_damage, t.hp) + est.kill_chance * (KILL_BONUS + 2.0 * danger)
-        return v * self.weights.get(t.id, 1.0)
+        hp, kill, w = self._targets.get(t.id) or self._target(t)
+        return (min(est.expected_damage, hp) + est.kill_chance * kill) * w
 
     def best_attack(self, pos, aimed: bool = False) -> float:
         key = (pos, aimed)
         got = self._offense.get(key)
         if got is None:
             best = 0.0
+            targets = self._targets
             for t, est, cost in self.v.offense(pos, aimed):
-                best = max(best, self.value(t, est) - cost)
+                hp, kill, w = targets.get(t.id) or self._target(t)
+                x = (min(est.expected_damage, hp) + est.kill_chance * kill) * w - cost
+                if x > best:
+                    best = x
             got = self._offense[key] = best
         return got
 
@@ -246,24 +267,40 @@ class _Turn:
             return got
         v = self.v
         threat = v.threat(pos)
-        dist = self.enc.grid.distance
-        near = min([dist(pos, p) for p in self._enemy_squares], default=0)
         if self.fleeing:
             hidden = not any(v.sees(e, pos) for e in self.enemies)
-            val = FLEE_DISTANCE * near + (FLEE_HIDDEN if hidden else 0.0) - 1.5 * THREAT_WEIGHT * threat
+            val = FLEE_DISTANCE * self._near(pos) + (FLEE_HIDDEN if hidden else 0.0) \
+                - 1.5 * THREAT_WEIGHT * threat
         else:
             shot = self.best_attack(pos)
             melee = 0.0
-            if hasattr(v, "reach_value"):
+            if self._reach:
                 for t, est in v.reach_value(pos):
-                    melee = max(melee, self.value(t, est))
-            later = max(shot, melee)
+                    x = self.value(t, est)
+                    if x > melee:
+                        melee = x
+            later = shot if shot >= melee else melee
             val = -THREAT_WEIGHT * threat + NEXT_TURN_SHARE * later
             if later <= 0 or melee > shot:  # nothing to hit from here, or closing in for a melee blow
-                steps = v.approach(pos) if hasattr(v, "approach") else near
+                steps = self._approach(pos) if self._approach is not None else self._near(pos)
                 val -= (APPROACH if later <= 0 else CLOSE_IN) * steps
         self._pos[pos] = val
         return val
+
+    def _near(self, pos) -> int:
+        """Distance from pos to the nearest enemy (0 when there is none)."""
+        dist = self.enc.grid.distance
+        return min([dist(pos, p) for p in self._enemy_squares], default=0)
+
+    def provoked(self, d: Decision) -> float:
+        """The view's `provoked(d)`, once per action when the view says only the action matters."""
+        cache = self._provoked
+        if cache is None:
+            return self.v.provoked(d)
+        got = cache.get(d.action)
+        if got is None:
+            got = cache[d.action] = self.v.provoked(d)
+        return got
 
     def best_reposition(self) -> float:
         """Best square reachable by a move after acting here (or staying), provocations included."""
@@ -271,7 +308,7 @@ class _Turn:
             here = self.a.pos
             best = self.pos_value(here)
             if self.moves:
-                cost = self.v.provoked(Decision("move", square=here))
+                cost = self.provoked(Decision("move", square=here))
                 for d in self.moves:
                     c = MOVE_COST + (0.0 if d.action == "withdraw" else cost)
                     best = max(best, self.pos_value(d.square) - c)
@@ -309,16 +346,24 @@ class _Turn:
         return self._left(d)[1]
 
     # -- decisions --
-    def score(self, d: Decision) -> float:
-        tac, enc, a = self.tac, self.enc, self.a
-        kind = tac.kind(d)
+    def score(self, d: Decision, kind: str | None = None) -> float:
+        """Worth of decision d (of the given kind, the tactics' `kind(d)` when not given)."""
+        if kind is None:
+            kind = self.tac.kind(d)
+        if kind == "move" or kind == "withdraw":
+            v = -self.provoked(d) - MOVE_COST
+            if not self.fleeing and self.can_attack_after(d):
+                # an attack from the new square still leaves the turn's end there
+                v += max(self.best_attack(d.square), 0.0)
+            return v + self.pos_value(d.square)
+        enc, a = self.enc, self.a
         if kind == "end":
             return self.pos_value(a.pos)
         attack_scale = 0.1 if self.fleeing else 1.0
         if kind == "attack":
             t = enc.units[d.target]
             est = self.rs.estimate(enc, a, d)
-            v = attack_scale * self.value(t, est) - self.v.provoked(d)
+            v = attack_scale * self.value(t, est) - self.provoked(d)
             if self.fleeing:  # a fleeing unit attacks only when it has nowhere better to go
                 return v + self.pos_value(a.pos)
             v += self.best_reposition() if self.can_move_after(d) else self.pos_value(a.pos)
@@ -326,21 +371,16 @@ class _Turn:
         if kind == "full_attack":
             t = enc.units[d.target]
             est = self.rs.estimate(enc, a, d)
-            return attack_scale * self.value(t, est) - self.v.provoked(d) + self.pos_value(a.pos)
+            return attack_scale * self.value(t, est) - self.provoked(d) + self.pos_value(a.pos)
         if kind == "charge":
             t = enc.units[d.target]
             est = self.rs.estimate(enc, a, d)
             end = self.v.end_square(d)
-            return attack_scale * self.value(t, est) - self.v.provoked(d) + self.pos_value(end)
+            return attack_scale * self.value(t, est) - self.provoked(d) + self.pos_value(end)
         if kind == "run" and not self.fleeing and self.can_strike():
             return self.pos_value(a.pos) - 5.0  # running only pays to flee or to close a long distance
-        if kind in ("move", "withdraw", "run"):
-            sq = d.square
-            v = -self.v.provoked(d) - (RUN_COST if kind == "run" else MOVE_COST)
-            if kind != "run" and self.can_attack_after(d) and not self.fleeing:
-                v += max(self.best_attack(sq), 0.0)
-                # an attack from the new square still leaves the turn's end there
-            return v + self.pos_value(sq)
+        if kind == "run":
+            return -self.provoked(d) - RUN_COST + self.pos_value(d.square)
         if kind == "aim":
             if not self.can_attack_after(d) or self.fleeing:
                 return self.pos_value(a.pos) - 0.5

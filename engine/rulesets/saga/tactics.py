@@ -19,7 +19,6 @@ moves and attacks.
 """
 from __future__ import annotations
 
-import heapq
 import itertools
 
 from engine.core.decision import Decision
@@ -58,6 +57,7 @@ class SagaTactics:
         self._tokens: dict = {}
         self._counter = itertools.count()
         self._keys: dict = {}
+        self._fields: dict = {}  # walking-distance fields to the enemies, by map and enemy squares
 
     def token(self, key) -> int:
         """A small int standing for a (large, hashable) key, so per-square caches hash cheaply."""
@@ -143,24 +143,34 @@ class SagaTactics:
         return got
 
 
-def _distance_field(g, starts, costs: list) -> dict[int, int]:
-    """Steps (8 directions, no corner cutting) from the nearest start square; `costs[i]` is the price of
-    entering square i (0: impassable)."""
-    dist: dict[int, int] = {}
-    heap = [(0, g.index(*p)) for p in starts]
-    heapq.heapify(heap)
+def _distance_field(g, starts, costs: list) -> list[int]:
+    """Steps (8 directions, no corner cutting) from the nearest start square, 99 where none reaches;
+    `costs[i]` is the price of entering square i (0: impassable). A bucket queue over the (small, integer)
+    distances: the same shortest distances as Dijkstra with a heap."""
+    inf = 1 << 30
+    dist = [inf] * len(costs)
+    buckets: list[list[int]] = [[]]
+    for p in starts:
+        i = g.index(*p)
+        dist[i] = 0
+        buckets[0].append(i)
     neighbours = g._geometry.neighbours
-    pop, push = heapq.heappop, heapq.heappush
-    while heap:
-        d, i = pop(heap)
-        if i in dist:
-            continue
-        dist[i] = d
-        for j, _diag in neighbours[i]:
-            c = costs[j]
-            if c and j not in dist:
-                push(heap, (d + c, j))
-    return dist
+    k = 0
+    while k < len(buckets):
+        for i in buckets[k]:  # every cost is >= 1: nothing is added to bucket k while it is walked
+            if dist[i] != k:
+                continue
+            for j, _diag in neighbours[i]:
+                c = costs[j]
+                if c:
+                    nd = k + c
+                    if nd < dist[j]:
+                        dist[j] = nd
+                        while len(buckets) <= nd:
+                            buckets.append([])
+                        buckets[nd].append(j)
+        k += 1
+    return [99 if d == inf else d for d in dist]
 
 
 _MISSING = object()
@@ -199,6 +209,8 @@ class _View:
     on the actor, the actor's attack on one enemy), so they survive every decision that changes neither.
     """
 
+    provoked_by_action = True  # `provoked(d)` depends on d's action only (the heuristic caches it per action)
+
     def __init__(self, tac: SagaTactics, enc: Encounter, a: Unit):
         self.tac, self.rs, self.enc, self.a, self.g = tac, tac.rs, enc, a, enc.grid
         g = self.g
@@ -217,12 +229,16 @@ class _View:
         self._threat_fields = [(e, _field(tac._threat, (self.att[e.id], e.pos, me, self.world)))
                                for e in attackers]
         mine = self.att[a.id]
-        self._offense_fields = [(e, _field(tac._offense, (mine, self.tgt[e.id], e.pos, self.world)))
-                                for e in self.enemies]
+        w = g.width
+        self._offense_fields = [(e, _field(tac._offense, (mine, self.tgt[e.id], e.pos, self.world)),
+                                 e.pos[1] * w + e.pos[0]) for e in self.enemies]
+        s = a.state
+        self._armed = not (s["no_attacks"] or s["pinned_by"] is not None or not rs.can_act(enc, a))
         self._threat: dict = {}
         self._offense: dict = {}
         self._danger: dict[int, float] = {}
         self._aoo: dict = {}
+        self._threats: dict | None = None
         self._melee: list | None = None
         self._approach: dict | None = None
 
@@ -315,14 +331,13 @@ class _View:
         got = self._offense.get(key)
         if got is not None:
             return got
-        a, g = self.a, self.g
-        s = a.state
         out: list[tuple[Unit, Estimate, float]] = []
-        if not (s["no_attacks"] or s["pinned_by"] is not None or not self.rs.can_act(self.enc, a)):
+        if self._armed:
+            a, g = self.a, self.g
             occ = self.occupied.keys()
             line = g._geometry.line
-            i = g.index(*pos)
-            for e, field in self._offense_fields:
+            i = pos[1] * g.width + pos[0]
+            for e, field, ei in self._offense_fields:
                 got = field.get(key, _MISSING)
                 if got is _MISSING:
                     got = field[key] = self._strike(e, pos, aimed)
@@ -331,13 +346,15 @@ class _View:
                 est, ranged = got
                 cost = 0.0
                 if ranged:
-                    if not occ.isdisjoint(line(i, g.index(*e.pos))):  # someone in the line of fire
+                    if not occ.isdisjoint(line(i, ei)):  # someone in the line of fire
                         melee = self.first[a.id][0]
                         if melee is None or g.distance(pos, e.pos) > 1:
                             continue
                         est = self.estimate(a, e, melee, pos, e.pos)
                     else:
-                        cost = self.aoo_cost(pos)
+                        cost = self._aoo.get(pos)
+                        if cost is None:
+                            cost = self.aoo_cost(pos)
                 if est.expected_damage > 0:
                     out.append((e, est, cost))
         self._offense[key] = out
@@ -395,7 +412,9 @@ class _View:
         if got is None:
             g, a = self.g, self.a
             got = 0.0
-            for eid in self.rs._threats(self.enc, a).get(g.index(*pos), ()):
+            if self._threats is None:
+                self._threats = self.rs._threats(self.enc, a)
+            for eid in self._threats.get(pos[1] * g.width + pos[0], ()):
                 e = self.enc.units[eid]
                 m = self.first[e.id][0]
                 if m is not None:
@@ -430,15 +449,16 @@ class _View:
         g = self.g
         field = self._approach
         if field is None:
-            key = ("approach", id(g._geometry), tuple(e.pos for e in self.enemies), self.world)
-            got = self.tac._keys.get(key)
+            key = (id(g._geometry), tuple(e.pos for e in self.enemies), self.world)
+            store = self.tac._fields
+            got = store.get(key)
             if got is None or got[0] is not g._geometry:
-                if len(self.tac._keys) > 512:
-                    self.tac._keys.clear()
-                got = self.tac._keys[key] = (g._geometry, _distance_field(g, [e.pos for e in self.enemies],
-                                                                          self.tac.step_costs(g)))
+                if len(store) > 512:
+                    store.clear()
+                got = store[key] = (g._geometry, _distance_field(g, [e.pos for e in self.enemies],
+                                                                 self.tac.step_costs(g)))
             field = self._approach = got[1]
-        return field.get(pos[1] * g.width + pos[0], 99)
+        return field[pos[1] * g.width + pos[0]]
 
     def sees(self, e: Unit, pos) -> bool:
         return self.pair(e.pos, pos)[0]
