@@ -20,6 +20,10 @@ _SOLID = {"wall", "heavy_cover", "window"}
 _DOUBLE_COST = {"difficult", "low_cover"}
 DIRECTIONS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
 METRICS = ("alternating", "chebyshev", "manhattan")
+# Shapes shared by every map: (metric, reach) -> offsets of `within` in its order; (dx, dy, width) -> flat
+# offsets of a line's squares (a line's squares depend only on the offset between its ends, see `_trace`).
+_WITHIN: dict[tuple[str, int], tuple[tuple[int, int], ...]] = {}
+_LINES: dict[tuple[int, int, int], tuple[int, ...]] = {}
 
 
 class Grid:
@@ -113,12 +117,20 @@ class Grid:
 
     def within(self, center: tuple[int, int], reach: int) -> list[tuple[int, int]]:
         """Squares other than `center` within `reach` squares, inside the map."""
+        key = (self.metric, reach)
+        offs = _WITHIN.get(key)
+        if offs is None:
+            offs = _WITHIN[key] = tuple((dx, dy) for dy in range(-reach, reach + 1) for dx in range(-reach, reach + 1)
+                                        if (dx or dy) and self.distance((0, 0), (dx, dy)) <= reach)
         cx, cy = center
+        w, h = self.width, self.height
+        if reach <= cx < w - reach and reach <= cy < h - reach:  # all inside the map
+            return [(cx + dx, cy + dy) for dx, dy in offs]
         out = []
-        for y in range(max(0, cy - reach), min(self.height, cy + reach + 1)):
-            for x in range(max(0, cx - reach), min(self.width, cx + reach + 1)):
-                if (x, y) != center and self.distance(center, (x, y)) <= reach:
-                    out.append((x, y))
+        for dx, dy in offs:
+            x, y = cx + dx, cy + dy
+            if 0 <= x < w and 0 <= y < h:
+                out.append((x, y))
         return out
 
     # ---- lines ----------------------------------------------------------------------------------
@@ -434,6 +446,24 @@ class _Geometry:
     def _trace(self, a: int, b: int) -> tuple[int, ...]:
         w = self.width
         ax, ay, bx, by = a % w, a // w, b % w, b // w
+        key = (bx - ax, by - ay, w)
+        offs = _LINES.get(key)
+        if offs is None:
+            if len(_LINES) > 200000:
+                _LINES.clear()
+            # traced from a corner that keeps every sampled coordinate >= 0 (as on the map): a sample
+            # 0.5 + k * d / n (n odd) is never within 1 / 2n of an integer, so the squares hit do not
+            # depend on where the line starts
+            x0, y0 = max(0, ax - bx), max(0, ay - by)
+            offs = _LINES[key] = tuple(i - (y0 * w + x0) for i in
+                                       self._trace_at(x0, y0, x0 + bx - ax, y0 + by - ay))
+        return tuple([a + o for o in offs])
+
+    def _trace_at(self, ax: int, ay: int, bx: int, by: int) -> tuple[int, ...]:
+        """Flat indices (of a map `width` wide, unbounded below) of the squares the line between squares
+        (ax, ay) and (bx, by) passes through, ends excluded, in order."""
+        w = self.width
+        a, b = ay * w + ax, by * w + bx
         dx, dy = bx - ax, by - ay
         n = 4 * max(abs(dx), abs(dy)) + 3
         out: list[int] = []

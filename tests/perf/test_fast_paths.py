@@ -272,3 +272,42 @@ def test_mask_matches_encoding_each_legal_decision():
             np.testing.assert_array_equal(codec.mask(legal, enc, actor), want)
         n += 1
     assert n > 200
+
+
+def ref_trace(grid: Grid, a: int, b: int) -> tuple[int, ...]:
+    w = grid.width
+    ax, ay, bx, by = a % w, a // w, b % w, b // w
+    dx, dy = bx - ax, by - ay
+    n = 4 * max(abs(dx), abs(dy)) + 3
+    out: list[int] = []
+    for k in range(1, n):
+        t = k / n
+        x, y = int(ax + 0.5 + t * dx), int(ay + 0.5 + t * dy)
+        i = y * w + x
+        if i != a and i != b and (not out or out[-1] != i):
+            out.append(i)
+    return tuple(dict.fromkeys(out))
+
+
+def ref_within(grid: Grid, center, reach: int) -> list[tuple[int, int]]:
+    cx, cy = center
+    out = []
+    for y in range(max(0, cy - reach), min(grid.height, cy + reach + 1)):
+        for x in range(max(0, cx - reach), min(grid.width, cx + reach + 1)):
+            if (x, y) != center and grid.distance(center, (x, y)) <= reach:
+                out.append((x, y))
+    return out
+
+
+@pytest.mark.parametrize("w,h", [(16, 16), (7, 12), (21, 5)])
+def test_lines_and_within_match_reference_everywhere(w, h):
+    """Lines come from shapes shared by every map (translated); `within` from shared offsets."""
+    g = Grid(["." * w] * h)
+    for a in range(w * h):
+        for b in range(a, w * h):
+            assert g._geometry.line(a, b) == ref_trace(g, a, b)
+    for metric in ("alternating", "chebyshev", "manhattan"):
+        g = Grid(["." * w] * h, metric=metric)
+        for a in range(w * h):
+            for reach in (0, 1, 2, 3, 6):
+                assert g.within(g.xy(a), reach) == ref_within(g, g.xy(a), reach)
