@@ -82,6 +82,20 @@ def encounter_source(ruleset: Ruleset, encounters: list[str | Path] | None = Non
     return make
 
 
+def source_for(policy: Policy, ruleset: Ruleset, encounters: list[Path] | None = None) -> EncounterSource:
+    """Encounters to evaluate on: the given files, else those a trained model was trained on (its meta),
+    else random encounters with the generator's defaults."""
+    gen: dict[str, Any] = {}
+    round_limit = 20
+    te = (getattr(policy, "meta", None) or {}).get("train_env") or {}
+    if te:
+        gen = {k: (tuple(v) if k == "sizes" else v) for k, v in (te.get("generator") or {}).items()}
+        round_limit = te.get("round_limit") or 20
+        if not encounters and te.get("encounters"):
+            encounters = [Path(p) for p in te["encounters"] if Path(p).exists()]
+    return encounter_source(ruleset, encounters, gen, round_limit)
+
+
 @dataclass
 class EpisodeStats:
     winner: str

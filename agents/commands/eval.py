@@ -23,8 +23,8 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
         from rich.table import Table
 
-        from agents.evaluate import encounter_source, evaluate
-        from agents.policies import MaskablePolicy, load_policy
+        from agents.evaluate import evaluate, source_for
+        from agents.policies import load_policy
         from engine.core.errors import InputError
         from engine.rulesets import available, get_ruleset
 
@@ -41,16 +41,8 @@ def register(app: typer.Typer) -> None:
         except (InputError, ImportError, KeyError) as e:
             console.print(f"[red]{e}[/red]", highlight=False)
             raise typer.Exit(2)
-        # random encounters as the model was trained on them (its meta), else the generator's defaults
-        gen, round_limit = {}, 20
-        if isinstance(learner, MaskablePolicy):
-            te = learner.meta.get("train_env") or {}
-            gen = {k: (tuple(v) if k == "sizes" else v) for k, v in (te.get("generator") or {}).items()}
-            round_limit = te.get("round_limit") or 20
-            if not encounter and te.get("encounters"):
-                encounter = [Path(p) for p in te["encounters"] if Path(p).exists()]
         try:
-            source = encounter_source(rs, encounter, gen, round_limit)
+            source = source_for(learner, rs, encounter)
         except InputError as e:
             console.print(f"[red]{e}[/red]", highlight=False)
             raise typer.Exit(2)

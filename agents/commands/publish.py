@@ -1,0 +1,59 @@
+"""`tactician publish RUN_DIR`: ship a trained model to agents/zoo/<ruleset>/ with its card."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from datetime import datetime, timezone
+from pathlib import Path
+
+import typer
+import yaml
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("publish")
+    def publish(run_dir: Path = typer.Argument(..., help="a run directory of `tactician train`"),
+                model: str = typer.Option("model.zip", "--model", help="model file inside the run directory"),
+                episodes: int = typer.Option(400, "--episodes", min=2, help="evaluation episodes per opponent"),
+                seed: int = typer.Option(0, "--seed", help="first evaluation seed"),
+                zoo: Path = typer.Option(None, "--zoo", help="zoo folder (default: agents/zoo)")) -> None:
+        """Copy a run's model to the zoo (`zoo:<ruleset>`) and write card.yaml: config, steps, wall time,
+        commit, and evaluation against random and the heuristic with 95% intervals."""
+        from agents.evaluate import evaluate, source_for
+        from agents.policies import ZOO, MaskablePolicy, load_policy, meta_path
+
+        src = run_dir / model
+        if not src.exists() or not meta_path(src).exists():
+            typer.echo(f"{src} (and its .meta.json) not found: give a run directory of `tactician train`", err=True)
+            raise typer.Exit(2)
+        meta = json.loads(meta_path(src).read_text())
+        policy = MaskablePolicy(src)
+        rs = policy.ruleset
+        results = {}
+        for name in ("random", "heuristic"):
+            summary, _ = evaluate(policy, load_policy(name, rs, seed=seed + 1), rs, episodes, seed,
+                                  source_for(policy, rs))
+            results[f"vs_{name}"] = {k: summary[k] for k in ("episodes", "win_rate", "win_rate_ci95", "draw_rate",
+                                                             "loss_rate", "mean_rounds") if k in summary}
+        dest = (zoo or ZOO) / rs.id
+        dest.mkdir(parents=True, exist_ok=True)
+        shutil.copy(src, dest / "model.zip")
+        shutil.copy(meta_path(src), dest / "model.meta.json")
+        result = json.loads((run_dir / "result.json").read_text()) if (run_dir / "result.json").exists() else {}
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+        card = {
+            "policy": f"zoo:{rs.id}", "ruleset": rs.id, "env_id": meta.get("env_id"),
+            "encoding_signature": meta.get("encoding_signature"), "run": str(run_dir),
+            "steps": result.get("steps", meta.get("steps")), "wall_time_s": meta.get("wall_time_s"),
+            "commit": commit, "published": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "model_bytes": (dest / "model.zip").stat().st_size,
+            "eval": {"command": f"tactician eval zoo:{rs.id} --ruleset {rs.id} --episodes {episodes} --seed {seed}",
+                     "encounters": meta.get("train_env"), **results},
+            "config": yaml.safe_load((run_dir / "config.yaml").read_text()),
+        }
+        (dest / "card.yaml").write_text(yaml.safe_dump(card, sort_keys=False))
+        for k, v in results.items():
+            lo, hi = v["win_rate_ci95"]
+            typer.echo(f"{k}: win {v['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] over {v['episodes']} episodes")
+        typer.echo(f"published {dest}/model.zip ({card['model_bytes'] / 1e6:.1f} MB) with card.yaml")

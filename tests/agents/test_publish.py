@@ -1,0 +1,32 @@
+"""`tactician publish`: a trained run becomes a zoo policy with a card that evaluates it."""
+from __future__ import annotations
+
+import yaml
+from typer.testing import CliRunner
+
+from agents.cli import app
+from agents.config import load_config
+from agents.policies import MaskablePolicy
+from agents.train import run
+
+
+def test_publish_copies_the_model_and_writes_the_card(tmp_path):
+    cfg = load_config("configs/saga/smoke.yaml")
+    result = run(cfg, root=tmp_path / "runs")
+    out = CliRunner().invoke(app, ["publish", result["run_dir"], "--episodes", "4", "--zoo", str(tmp_path / "zoo")])
+    assert out.exit_code == 0, out.output
+    dest = tmp_path / "zoo" / "saga"
+    card = yaml.safe_load((dest / "card.yaml").read_text())
+    assert card["policy"] == "zoo:saga" and card["steps"] == result["steps"]
+    assert card["config"]["name"] == "smoke" and card["commit"]
+    for k in ("vs_random", "vs_heuristic"):
+        v = card["eval"][k]
+        assert v["episodes"] == 4 and 0 <= v["win_rate"] <= 1
+        lo, hi = v["win_rate_ci95"]
+        assert lo <= v["win_rate"] <= hi
+    assert isinstance(MaskablePolicy(dest / "model.zip"), MaskablePolicy)
+
+
+def test_publish_refuses_a_folder_without_a_model(tmp_path):
+    out = CliRunner().invoke(app, ["publish", str(tmp_path), "--zoo", str(tmp_path / "zoo")])
+    assert out.exit_code == 2 and "not found" in out.output
