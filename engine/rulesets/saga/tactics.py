@@ -33,6 +33,8 @@ KINDS = {"end_turn": "end", "melee_attack": "attack", "ranged_attack": "attack",
 # Never worth a turn for this policy (or only by accident): scored below ending the turn.
 WASTE = {"fall_prone", "drop_item", "holster", "switch_mode", "attack_object", "attack_held_object", "grab",
          "grapple", "disarm", "coup_de_grace", "aid_attack", "suppress"}
+# what a square does to a line through it: 4 blocks sight and effect, 3 effect only, 2 / 1 heavy / low cover
+_LINE_CODES = {"wall": 4, "door": 4, "window": 3, "heavy_cover": 2, "low_cover": 1}
 _NO_LOS_SHARE = 0.5      # a shooter without a line to the square may still move and find one
 _LATER_MELEE_SHARE = 0.2  # a melee enemy two moves away threatens next-next turn
 
@@ -54,6 +56,7 @@ class SagaTactics:
         self._est: dict = {}
         self._threat: dict = {}
         self._offense: dict = {}
+        self._by_pair: dict = {}  # per unit pair's state: (sight, effect, cover, distance) -> threat / strike
         self._tokens: dict = {}
         self._counter = itertools.count()
         self._keys: dict = {}
@@ -68,6 +71,7 @@ class SagaTactics:
                 self._est.clear()
                 self._threat.clear()
                 self._offense.clear()
+                self._by_pair.clear()
             got = self._tokens[key] = next(self._counter)  # never reused, even after a clear
         return got
 
@@ -126,19 +130,22 @@ class SagaTactics:
         key = (i, j) if i <= j else (j, i)
         got = table.get(key)
         if got is None:
+            codes = table.get("codes")
+            if codes is None:  # what each square does to a line through it, as the doors stand now
+                codes = table["codes"] = [_LINE_CODES.get(g.kind(k), 0) for k in range(len(g.terrain))]
             los = loe = True
             cover = "none"
-            kind = g.kind
             for k in g._geometry.line(*key):
-                t = kind(k)
-                if t == "wall" or t == "door":
-                    los = loe = False
-                elif t == "window":
-                    loe = False
-                elif t == "heavy_cover":
-                    cover = "heavy"
-                elif t == "low_cover" and cover == "none":
-                    cover = "low"
+                c = codes[k]
+                if c:
+                    if c == 4:
+                        los = loe = False
+                    elif c == 3:
+                        loe = False
+                    elif c == 2:
+                        cover = "heavy"
+                    elif cover == "none":
+                        cover = "low"
             got = table[key] = (los, loe, C.COVER_BONUS[cover], g.distance(g.xy(i), g.xy(j)))
         return got
 
@@ -226,12 +233,15 @@ class _View:
         attackers = [e for e in self.enemies if rs.can_act(enc, e) and e.state["pinned_by"] is None
                      and not e.state["no_attacks"]]
         me = tac.token(_target_sig(a)[:3] + _target_sig(a)[4:])  # expected damage does not depend on hp
-        self._threat_fields = [(e, _field(tac._threat, (self.att[e.id], e.pos, me, self.world)))
-                               for e in attackers]
+        # per enemy: its threat on the actor by square (for its square and the doors as they are) and by
+        # the sight line between them (whatever the squares)
+        self._threat_fields = [(e, _field(tac._threat, (self.att[e.id], e.pos, me, self.world)),
+                                _field(tac._by_pair, ("threat", self.att[e.id], me))) for e in attackers]
         mine = self.att[a.id]
         w = g.width
         self._offense_fields = [(e, _field(tac._offense, (mine, self.tgt[e.id], e.pos, self.world)),
-                                 e.pos[1] * w + e.pos[0]) for e in self.enemies]
+                                 e.pos[1] * w + e.pos[0], _field(tac._by_pair, ("strike", mine, self.tgt[e.id])))
+                                for e in self.enemies]
         s = a.state
         self._armed = not (s["no_attacks"] or s["pinned_by"] is not None or not rs.can_act(enc, a))
         self._threat: dict = {}
@@ -337,10 +347,15 @@ class _View:
             occ = self.occupied.keys()
             line = g._geometry.line
             i = pos[1] * g.width + pos[0]
-            for e, field, ei in self._offense_fields:
+            for e, field, ei, by_pair in self._offense_fields:
                 got = field.get(key, _MISSING)
                 if got is _MISSING:
-                    got = field[key] = self._strike(e, pos, aimed)
+                    # a strike depends on the squares only through the sight line between them
+                    pk = (self.pair(pos, e.pos), aimed)
+                    got = by_pair.get(pk, _MISSING)
+                    if got is _MISSING:
+                        got = by_pair[pk] = self._strike(e, pos, aimed)
+                    field[key] = got
                 if got is None:
                     continue
                 est, ranged = got
@@ -398,10 +413,15 @@ class _View:
         got = self._threat.get(pos)
         if got is None:
             got = 0.0
-            for e, field in self._threat_fields:
+            for e, field, by_pair in self._threat_fields:
                 v = field.get(pos)
                 if v is None:
-                    v = field[pos] = self._threat_of(e, pos)
+                    # a threat depends on the squares only through the sight line between them
+                    pk = self.pair(e.pos, pos)
+                    v = by_pair.get(pk)
+                    if v is None:
+                        v = by_pair[pk] = self._threat_of(e, pos)
+                    field[pos] = v
                 got += v
             self._threat[pos] = got
         return got
