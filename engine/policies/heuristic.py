@@ -175,6 +175,7 @@ class _Turn:
         self._danger = hasattr(self.v, "danger")
         self._reach = hasattr(self.v, "reach_value")
         self._approach = getattr(self.v, "approach", None)
+        self._estimates = hasattr(self.v, "decision_estimate")
         self._provoked: dict | None = {} if getattr(self.v, "provoked_by_action", False) else None
         if memo is not None and hasattr(self.v, "state_key"):
             pref = (a.tactics or {}).get("prefer_targets")
@@ -362,7 +363,7 @@ class _Turn:
         attack_scale = 0.1 if self.fleeing else 1.0
         if kind == "attack":
             t = enc.units[d.target]
-            est = self.rs.estimate(enc, a, d)
+            est = self.estimate(d)
             v = attack_scale * self.value(t, est) - self.provoked(d)
             if self.fleeing:  # a fleeing unit attacks only when it has nowhere better to go
                 return v + self.pos_value(a.pos)
@@ -386,6 +387,11 @@ class _Turn:
                 return self.pos_value(a.pos) - 0.5
             return self.best_attack(a.pos, aimed=True) + self.pos_value(a.pos)
         return self.v.misc_value(d, self.v.threat(a.pos), self.can_strike) + self.pos_value(a.pos)
+
+    def estimate(self, d: Decision):
+        """The ruleset's estimate of d, through the view's cache when it has one."""
+        got = self.v.decision_estimate(d) if self._estimates else None
+        return got if got is not None else self.rs.estimate(self.enc, self.a, d)
 
     def can_strike(self) -> bool:
         """Whether any attack is possible from here, or from a square a move away."""

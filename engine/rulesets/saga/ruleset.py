@@ -1399,18 +1399,28 @@ class SagaRuleset(Ruleset):
             return None
         occ = enc.occupied()
         best = None
+        # the lines cached for `_can_charge`: (no terrain blocks it, squares touched, walking cost)
+        w, size = g.width, g._geometry.size
+        ia = a.pos[1] * w + a.pos[0]
+        table = _charge_lines(g)
+        units, side = enc.units, a.side
         for end in g.within(t.pos, reach):
-            if end in occ or g.distance(a.pos, end) < 2 or self._charge_block(enc, a, end, occ) is not None:
+            if end in occ or g.distance(a.pos, end) < 2:
                 continue
-            path = self._line_path(g, a.pos, end)
-            cost = g.path_cost(a.pos, path)
-            if cost > speed:
+            key = ia * size + end[1] * w + end[0]
+            line = table.get(key)
+            if line is None:
+                line = table[key] = self._charge_line(g, a.pos, end)
+            ok, squares, cost = line
+            if not ok or cost > speed:
                 continue
+            if any((who := occ.get(xy)) is not None and units[who].side != side for xy in squares):
+                continue  # an enemy in the way
             if reach > 1 and not g.line_of_effect(end, t.pos):
                 continue
             if best is None or cost < best[0]:
-                best = (cost, end, path)
-        return None if best is None else (best[1], best[2])
+                best = (cost, end)
+        return None if best is None else (best[1], self._line_path(g, a.pos, best[1]))
 
     def _charge_block(self, enc: Encounter, a: Unit, end: tuple[int, int], occ: dict) -> str | None:
         """What stops a straight charge from a to end (naming it and its square), or None."""

@@ -236,7 +236,8 @@ class _View:
         # per enemy: its threat on the actor by square (for its square and the doors as they are) and by
         # the sight line between them (whatever the squares)
         self._threat_fields = [(e, _field(tac._threat, (self.att[e.id], e.pos, me, self.world)),
-                                _field(tac._by_pair, ("threat", self.att[e.id], me))) for e in attackers]
+                                _field(tac._by_pair, ("threat", self.att[e.id], me)), g.index(*e.pos))
+                               for e in attackers]
         mine = self.att[a.id]
         w = g.width
         self._offense_fields = [(e, _field(tac._offense, (mine, self.tgt[e.id], e.pos, self.world)),
@@ -317,6 +318,18 @@ class _View:
                 att.pos, tgt.pos = oa, ot
         return got
 
+    def decision_estimate(self, d: Decision) -> Estimate | None:
+        """`rs.estimate` of a melee or ranged attack decision from the estimate cache (None for others)."""
+        act = d.action
+        if act != "melee_attack" and act != "ranged_attack":
+            return None
+        a = self.a
+        n = C.first_of(a, "ranged" if act == "ranged_attack" else "melee")
+        if n is None or d.target is None:
+            return None
+        t = self.enc.units[d.target]
+        return self.estimate(a, t, n, a.pos, t.pos, aimed=a.state["aimed"])
+
     # -- offense --
     def _strike(self, e: Unit, pos, aimed: bool):
         """(estimate, needs a clear line) of a's best single attack on e from pos, ignoring other units."""
@@ -347,11 +360,15 @@ class _View:
             occ = self.occupied.keys()
             line = g._geometry.line
             i = pos[1] * g.width + pos[0]
+            table = self._table
             for e, field, ei, by_pair in self._offense_fields:
                 got = field.get(key, _MISSING)
                 if got is _MISSING:
                     # a strike depends on the squares only through the sight line between them
-                    pk = (self.pair(pos, e.pos), aimed)
+                    pk = table.get((i, ei) if i <= ei else (ei, i))
+                    if pk is None:
+                        pk = SagaTactics.sight(g, table, i, ei)
+                    pk = (pk, aimed)
                     got = by_pair.get(pk, _MISSING)
                     if got is _MISSING:
                         got = by_pair[pk] = self._strike(e, pos, aimed)
@@ -413,11 +430,17 @@ class _View:
         got = self._threat.get(pos)
         if got is None:
             got = 0.0
-            for e, field, by_pair in self._threat_fields:
+            i = -1
+            table = self._table
+            for e, field, by_pair, ei in self._threat_fields:
                 v = field.get(pos)
                 if v is None:
                     # a threat depends on the squares only through the sight line between them
-                    pk = self.pair(e.pos, pos)
+                    if i < 0:
+                        i = self.g.index(*pos)
+                    pk = table.get((ei, i) if ei <= i else (i, ei))
+                    if pk is None:
+                        pk = SagaTactics.sight(self.g, table, ei, i)
                     v = by_pair.get(pk)
                     if v is None:
                         v = by_pair[pk] = self._threat_of(e, pos)
