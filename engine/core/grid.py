@@ -18,6 +18,8 @@ DEFAULT_LEGEND = {"#": "wall", ".": "floor", "c": "low_cover", "C": "heavy_cover
 # Squares a creature cannot stand in or move through (a closed door is handled separately).
 _SOLID = {"wall", "heavy_cover", "window"}
 _DOUBLE_COST = {"difficult", "low_cover"}
+# What a square does to a line through it: 4 blocks sight and effect, 3 effect only, 2 / 1 heavy / low cover.
+_LINE_CODES = {"wall": 4, "door": 4, "window": 3, "heavy_cover": 2, "low_cover": 1}
 DIRECTIONS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
 METRICS = ("alternating", "chebyshev", "manhattan")
 # Shapes shared by every map: (metric, reach) -> offsets of `within` in its order; (dx, dy, width) -> flat
@@ -161,22 +163,25 @@ class Grid:
         table = geo.sight_tables.get((frozenset(ob), frozenset(br)) if ob or br else None)
         if table is None:
             table = geo.sight_table(self._door_key())
-        key = a * geo.size + b
+        key = a * geo.size + b if a <= b else b * geo.size + a  # the line is the same both ways
         got = table.get(key)
         if got is None:
+            codes = table.get(-1)
+            if codes is None:  # what each square does to a line through it, as the doors stand now
+                codes = table[-1] = [_LINE_CODES.get(self.kind(i), 0) for i in range(geo.size)]
             los = loe = True
             cover = "none"
             for i in geo.line(a, b):
-                t = self.kind(i)
-                if t == "wall" or t == "door":
-                    los = loe = False
-                elif t == "window":
-                    loe = False
-                elif t == "heavy_cover":
-                    if cover != "heavy":
+                c = codes[i]
+                if c:
+                    if c == 4:
+                        los = loe = False
+                    elif c == 3:
+                        loe = False
+                    elif c == 2:
                         cover = "heavy"
-                elif t == "low_cover" and cover == "none":
-                    cover = "low"
+                    elif cover == "none":
+                        cover = "low"
             if len(table) > 200_000:
                 table.clear()
             got = table[key] = (los, loe, cover)

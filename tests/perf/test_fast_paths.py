@@ -311,3 +311,37 @@ def test_lines_and_within_match_reference_everywhere(w, h):
         for a in range(w * h):
             for reach in (0, 1, 2, 3, 6):
                 assert g.within(g.xy(a), reach) == ref_within(g, g.xy(a), reach)
+
+
+def ref_sight(grid: Grid, a: int, b: int) -> tuple[bool, bool, str]:
+    los = loe = True
+    cover = "none"
+    for i in ref_trace(grid, min(a, b), max(a, b)):
+        t = grid.kind(i)
+        if t == "wall" or t == "door":
+            los = loe = False
+        elif t == "window":
+            loe = False
+        elif t == "heavy_cover":
+            cover = "heavy"
+        elif t == "low_cover" and cover == "none":
+            cover = "low"
+    return los, loe, cover
+
+
+def test_sight_matches_reference_as_doors_open_and_objects_break():
+    rng = random.Random(5)
+    for k in range(3):
+        rows = [list(r) for r in random_map(rng, 12, 10, cover=0.15, heavy=0.05, difficult=0.12)]
+        for _ in range(6):  # doors and windows too
+            rows[rng.randrange(1, 9)][rng.randrange(1, 11)] = rng.choice("+=")
+        g = Grid(["".join(r) for r in rows])
+        n = g.width * g.height
+        doors = [i for i in range(n) if g.terrain[i] == "door"]
+        for step in range(3):
+            for a in range(0, n, 3):
+                for b in range(n):
+                    assert g.sight(a, b) == ref_sight(g, a, b)
+            if doors:  # open a door, break something, and look again
+                g.open_doors.add(doors[step % len(doors)])
+            g.broken.add(rng.randrange(n))

@@ -33,8 +33,6 @@ KINDS = {"end_turn": "end", "melee_attack": "attack", "ranged_attack": "attack",
 # Never worth a turn for this policy (or only by accident): scored below ending the turn.
 WASTE = {"fall_prone", "drop_item", "holster", "switch_mode", "attack_object", "attack_held_object", "grab",
          "grapple", "disarm", "coup_de_grace", "aid_attack", "suppress"}
-# what a square does to a line through it: 4 blocks sight and effect, 3 effect only, 2 / 1 heavy / low cover
-_LINE_CODES = {"wall": 4, "door": 4, "window": 3, "heavy_cover": 2, "low_cover": 1}
 _NO_LOS_SHARE = 0.5      # a shooter without a line to the square may still move and find one
 _LATER_MELEE_SHARE = 0.2  # a melee enemy two moves away threatens next-next turn
 
@@ -130,22 +128,7 @@ class SagaTactics:
         key = (i, j) if i <= j else (j, i)
         got = table.get(key)
         if got is None:
-            codes = table.get("codes")
-            if codes is None:  # what each square does to a line through it, as the doors stand now
-                codes = table["codes"] = [_LINE_CODES.get(g.kind(k), 0) for k in range(len(g.terrain))]
-            los = loe = True
-            cover = "none"
-            for k in g._geometry.line(*key):
-                c = codes[k]
-                if c:
-                    if c == 4:
-                        los = loe = False
-                    elif c == 3:
-                        loe = False
-                    elif c == 2:
-                        cover = "heavy"
-                    elif cover == "none":
-                        cover = "low"
+            los, loe, cover = g.sight(i, j)  # shared with the ruleset's own lookups
             got = table[key] = (los, loe, C.COVER_BONUS[cover], g.distance(g.xy(i), g.xy(j)))
         return got
 
