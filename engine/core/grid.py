@@ -370,6 +370,29 @@ class Grid:
         return ["".join(inv[self.kind(self.index(x, y))] for x in range(self.width)) for y in range(self.height)]
 
 
+_CANDIDATES: dict[tuple[int, int], list[tuple[tuple[int, bool, int, int], ...]]] = {}
+
+
+def _candidates(w: int, h: int) -> list[tuple[tuple[int, bool, int, int], ...]]:
+    """Per square of a w x h map, its neighbours inside the map in DIRECTIONS order as (square, diagonal,
+    the two squares a diagonal step cuts the corner of); shared by every map of that size."""
+    got = _CANDIDATES.get((w, h))
+    if got is None:
+        got = []
+        for i in range(w * h):
+            x, y = i % w, i // w
+            out = []
+            for dx, dy in DIRECTIONS:
+                nx, ny = x + dx, y + dy
+                if 0 <= nx < w and 0 <= ny < h:
+                    out.append((ny * w + nx, dx != 0 and dy != 0, y * w + nx, ny * w + x))
+            got.append(tuple(out))
+        if len(_CANDIDATES) > 64:
+            _CANDIDATES.clear()
+        _CANDIDATES[(w, h)] = got
+    return got
+
+
 class _Geometry:
     """Static geometry of a map, computed once and shared by clones."""
 
@@ -378,18 +401,10 @@ class _Geometry:
         self.width = w
         walls = [t == "wall" for t in grid.terrain]
         self.neighbours: list[tuple[tuple[int, bool], ...]] = []
-        for i in range(w * h):
-            x, y = i % w, i // w
-            out = []
-            for dx, dy in DIRECTIONS:
-                nx, ny = x + dx, y + dy
-                if not (0 <= nx < w and 0 <= ny < h):
-                    continue
-                diag = dx != 0 and dy != 0
-                if diag and (walls[y * w + nx] or walls[ny * w + x]):
-                    continue  # no cutting a wall's corner
-                out.append((ny * w + nx, diag))
-            self.neighbours.append(tuple(out))
+        append = self.neighbours.append
+        for cand in _candidates(w, h):
+            append(tuple([(j, diag) for j, diag, ca, cb in cand
+                          if not diag or not (walls[ca] or walls[cb])]))  # no cutting a wall's corner
         self.size = w * h
         self._lines: dict[tuple[int, int], tuple[int, ...]] = {}
         self.sight_tables: dict[object, dict[int, tuple[bool, bool, str]]] = {}
@@ -402,9 +417,10 @@ class _Geometry:
         """The neighbour table of `Grid._steps` for one state of the doors (`key`), built once."""
         got = self._steps.get(key)
         if got is None:
-            kinds = [grid.kind(i) for i in range(len(self.neighbours))]
-            got = [tuple((j, diag, 2 if kinds[j] in _DOUBLE_COST else 1) for j, diag in nb
-                         if kinds[j] not in _SOLID and kinds[j] != "door") for nb in self.neighbours]
+            kinds = grid.terrain if not (grid.open_doors or grid.broken) else \
+                [grid.kind(i) for i in range(len(self.neighbours))]
+            mult = [0 if k in _SOLID or k == "door" else 2 if k in _DOUBLE_COST else 1 for k in kinds]
+            got = [tuple([(j, diag, mult[j]) for j, diag in nb if mult[j]]) for nb in self.neighbours]
             if len(self._steps) > 32:
                 self._steps.clear()
             self._steps[key] = got
@@ -418,15 +434,18 @@ class _Geometry:
         if got is None:
             alternating = grid.metric == "alternating"
             got = []
+            append = got.append
             for nb in self.steps(grid, key):
-                for parity in (0, 1):
-                    out = []
-                    for j, diag, mult in nb:
-                        if diag and alternating:
-                            out.append((2 * j, 2 * mult, j) if parity else (2 * j + 1, mult, j))
-                        else:
-                            out.append((2 * j + parity, mult, j))
-                    got.append(tuple(out))
+                even, odd = [], []  # parity 0, parity 1
+                for j, diag, mult in nb:
+                    if diag and alternating:
+                        even.append((2 * j + 1, mult, j))
+                        odd.append((2 * j, 2 * mult, j))
+                    else:
+                        even.append((2 * j, mult, j))
+                        odd.append((2 * j + 1, mult, j))
+                append(tuple(even))
+                append(tuple(odd))
             if len(self._trans) > 32:
                 self._trans.clear()
             self._trans[key] = got

@@ -345,3 +345,37 @@ def test_sight_matches_reference_as_doors_open_and_objects_break():
             if doors:  # open a door, break something, and look again
                 g.open_doors.add(doors[step % len(doors)])
             g.broken.add(rng.randrange(n))
+
+
+def test_neighbour_tables_match_reference():
+    """Neighbours (from per-size candidates), steps and transitions, as built square by square."""
+    from engine.core.grid import DIRECTIONS
+    for rng, g in _maps(12):
+        w, h = g.width, g.height
+        walls = [t == "wall" for t in g.terrain]
+        for i in range(w * h):
+            x, y = i % w, i // w
+            want = []
+            for dx, dy in DIRECTIONS:
+                nx, ny = x + dx, y + dy
+                if 0 <= nx < w and 0 <= ny < h:
+                    diag = dx != 0 and dy != 0
+                    if not (diag and (walls[y * w + nx] or walls[ny * w + x])):
+                        want.append((ny * w + nx, diag))
+            assert g._geometry.neighbours[i] == tuple(want)
+        for _ in range(2):
+            steps = g._steps()
+            trans = g._geometry.transitions(g, g._door_key())
+            alternating = g.metric == "alternating"
+            for i, nb in enumerate(g._geometry.neighbours):
+                want = tuple((j, diag, 2 if g.kind(j) in _DOUBLE_COST else 1) for j, diag in nb
+                             if g.kind(j) not in _SOLID and g.kind(j) != "door")
+                assert steps[i] == want
+                for parity in (0, 1):
+                    assert trans[2 * i + parity] == tuple(
+                        ((2 * j, 2 * m, j) if parity else (2 * j + 1, m, j)) if diag and alternating
+                        else (2 * j + parity, m, j) for j, diag, m in want)
+            doors = [i for i in range(w * h) if g.terrain[i] == "door"]
+            if doors:
+                g.open_doors.add(doors[0])
+            g.broken.add(rng.randrange(w * h))

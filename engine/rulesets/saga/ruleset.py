@@ -88,11 +88,16 @@ class _SquareDecisions(dict):
         return got
 
 
+_SQUARE_DECISIONS: dict[tuple[int, int], _SquareDecisions] = {}
+
+
 def _square_decisions(g) -> _SquareDecisions:
-    geo = g._geometry
-    got = geo.__dict__.get("saga_square_decisions")
+    """The interned square decisions of maps of g's size (decisions are immutable: shared by every map)."""
+    got = _SQUARE_DECISIONS.get((g.width, g.height))
     if got is None:
-        got = geo.__dict__["saga_square_decisions"] = _SquareDecisions(g)
+        if len(_SQUARE_DECISIONS) > 64:
+            _SQUARE_DECISIONS.clear()
+        got = _SQUARE_DECISIONS[(g.width, g.height)] = _SquareDecisions(g)
     return got
 
 
