@@ -1319,12 +1319,6 @@ class SagaRuleset(Ruleset):
         cache[key] = out
         return out
 
-    def _move_squares(self, enc: Encounter, a: Unit, budget: int) -> list[int]:
-        g = enc.grid
-        reach = g.reachable(a.pos, budget, self._enemy_squares(enc, a), self._ally_squares(enc, a))
-        reach.pop(g.index(*a.pos), None)
-        return list(reach)
-
     def _withdraw_firsts(self, enc: Encounter, a: Unit) -> list[tuple[int, int]]:
         g = enc.grid
         half = C.speed(a) // 2
@@ -1358,37 +1352,6 @@ class SagaRuleset(Ruleset):
 
     def _run_limit(self, a: Unit) -> int:
         return C.speed(a) * (3 if a.stats["heavy_armor"] else 4)
-
-    def _run_squares(self, enc: Encounter, a: Unit) -> list[tuple[int, int]]:
-        g = enc.grid
-        limit = self._run_limit(a)
-        occ = enc.occupied()
-        out = []
-        for dx, dy in DIRECTIONS:
-            cost, parity, (x, y) = 0, 0, a.pos
-            while True:
-                nx, ny = x + dx, y + dy
-                if not g.inside(nx, ny):
-                    break
-                i = g.index(nx, ny)
-                if not g.passable(i):
-                    break
-                if dx and dy:
-                    if g.kind(g.index(nx, y)) == "wall" or g.kind(g.index(x, ny)) == "wall":
-                        break
-                    step, parity = (2 if parity else 1), parity ^ 1
-                else:
-                    step = 1
-                cost += step * g.enter_cost(i)
-                if cost > limit:
-                    break
-                who = occ.get((nx, ny))
-                if who is not None and enc.units[who].side != a.side:
-                    break
-                if who is None:
-                    out.append((nx, ny))
-                x, y = nx, ny
-        return out
 
     def _charge_end(self, enc: Encounter, a: Unit, t: Unit):
         """(end square, squares walked) of the cheapest legal charge at t, or None.
