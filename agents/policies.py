@@ -131,6 +131,11 @@ class MaskablePolicy(Policy):
         return self.codec.decode(i, battle.enc, battle.enc.actor)
 
 
+def shipped() -> list[str]:
+    """Rulesets with a policy in the zoo."""
+    return sorted(p.parent.name for p in ZOO.glob("*/model.zip")) if ZOO.is_dir() else []
+
+
 def zoo_model(ruleset_id: str) -> Path:
     return ZOO / ruleset_id / "model.zip"
 
@@ -146,7 +151,7 @@ def load_policy(spec: str, ruleset: Ruleset | str | None = None, seed: int | Non
         path = zoo_model(rid)
         if not path.exists():
             raise InputError(f"no shipped policy for '{rid}'", spec,
-                             f"zoo policies: {', '.join(sorted(p.name for p in ZOO.iterdir() if p.is_dir())) or 'none'}")
+                             f"zoo policies: {', '.join(shipped()) or 'none'}")
         return MaskablePolicy(path, rs, deterministic, seed)
     if spec.endswith(".zip") or Path(spec).exists():
         return MaskablePolicy(spec, rs, deterministic, seed)
