@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import typer
@@ -72,4 +73,8 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"error: {state}: the state is inconsistent ({type(e).__name__}: {e})", err=True)
             raise typer.Exit(2)
         plan["policy"] = policy
-        typer.echo(json.dumps(plan, indent=2))
+        # squares and other short number lists on one line: [10, 4], not four lines
+        text = re.sub(r"\[\s*(-?[\d.]+(?:,\s*-?[\d.]+)*)\s*\]",
+                      lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]",
+                      json.dumps(plan, indent=2))
+        typer.echo(text)
