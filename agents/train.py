@@ -305,12 +305,12 @@ def run(cfg: TrainConfig | None = None, run_dir: Path | None = None, resume: Pat
     else:
         model = build_model(cfg, venv)
     model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
+    t0 = time.time()  # wall time counts the warm start too
     if ckpt is None and cfg.imitation.samples > 0:
         warm_start(cfg, model, say)
     league.step = model.num_timesteps
     remaining = cfg.train.total_timesteps - model.num_timesteps
     interrupted = False
-    t0 = time.time()
     start_steps = model.num_timesteps
     callbacks = make_callbacks(cfg, run_dir, league)
     if remaining > 0:
@@ -325,12 +325,15 @@ def run(cfg: TrainConfig | None = None, run_dir: Path | None = None, resume: Pat
             say(f"training failed at step {model.num_timesteps}; checkpoint {ck}")
             raise
     wall = time.time() - t0
+    before = json.loads((run_dir / "result.json").read_text()).get("wall_time_s", 0.0) \
+        if resume is not None and (run_dir / "result.json").exists() else 0.0
     steps = int(model.num_timesteps)
     ck = save_model(model, run_dir / "checkpoints" / f"step_{steps}.zip", cfg)
-    final = save_model(model, run_dir / "model.zip", cfg, light=True, wall_time_s=round(wall, 1))
+    final = save_model(model, run_dir / "model.zip", cfg, light=True, wall_time_s=round(before + wall, 1))
     result: dict[str, Any] = {"run_dir": str(run_dir), "model": str(final), "steps": steps,
                               "interrupted": interrupted, "checkpoint": str(ck),
-                              "steps_per_second": (steps - start_steps) / wall if wall > 0 else 0.0}
+                              "steps_per_second": (steps - start_steps) / wall if wall > 0 else 0.0,
+                              "wall_time_s": round(before + wall, 1)}
     if interrupted:
         say(f"interrupted at step {steps}: checkpoint {ck}; continue with `tactician train --resume {run_dir}`")
     else:

@@ -1,22 +1,38 @@
-"""The shipped policy (agents/zoo/saga/) loads as `zoo:saga` and beats random in a short seeded evaluation."""
-import pytest
+"""The shipped policy (agents/zoo/saga/): loads as `zoo:saga`, beats random, has its card, plays the demo."""
+import yaml
+from typer.testing import CliRunner
 
-from agents.evaluate import encounter_source, evaluate
-from agents.policies import load_policy, zoo_model
+from agents.cli import app
+from agents.evaluate import evaluate, source_for
+from agents.policies import ZOO, load_policy, zoo_model
 from engine.core.policy import RandomPolicy
 from engine.rulesets import get_ruleset
-
-pytestmark = pytest.mark.skipif(not zoo_model("saga").exists(), reason="no shipped saga policy yet")
 
 
 def test_zoo_saga_loads_and_beats_random():
     rs = get_ruleset("saga")
     pol = load_policy("zoo:saga", rs)
     assert zoo_model("saga").stat().st_size < 5_000_000
-    te = pol.meta.get("train_env") or {}
-    gen = {k: (tuple(v) if k == "sizes" else v) for k, v in (te.get("generator") or {}).items()}
-    summary, stats = evaluate(pol, RandomPolicy(7), rs, episodes=20, seed=123,
-                              source=encounter_source(rs, generator=gen, round_limit=te.get("round_limit", 20)))
+    summary, stats = evaluate(pol, RandomPolicy(7), rs, episodes=20, seed=123, source=source_for(pol, rs))
     assert {s.side for s in stats} == set(rs.sides[:2])
     assert summary["tactics"]["illegal_rate"] == 0.0
     assert summary["win_rate"] >= 0.8, summary
+
+
+def test_zoo_card_records_how_it_was_made_and_how_it_scores():
+    card = yaml.safe_load((ZOO / "saga" / "card.yaml").read_text())
+    assert card["policy"] == "zoo:saga" and card["steps"] > 0 and card["commit"]
+    assert card["config"]["ruleset"] == "saga"
+    for k in ("vs_random", "vs_heuristic"):
+        v = card["eval"][k]
+        assert v["episodes"] >= 400
+        lo, hi = v["win_rate_ci95"]
+        assert lo <= v["win_rate"] <= hi
+
+
+def test_readme_demo_plays_a_whole_battle_with_the_shipped_policy():
+    out = CliRunner().invoke(app, ["autopilot", "configs/encounters/saga/cantina_ambush.yaml", "--npcs", "zoo:saga",
+                                   "--pcs", "heuristic", "--seed", "7", "--plain"])
+    assert out.exit_code == 0, out.output
+    assert "Winner:" in out.output or "draw" in out.output.lower()
+    assert "Trooper" in out.output and "Reflex" in out.output
