@@ -76,6 +76,7 @@ class MaskablePolicy(Policy):
         self.meta, self.deterministic, self.name = meta, deterministic, str(path)
         self._rng = np.random.default_rng(seed)
         self._obs = np.zeros(self.encoder.size, dtype=np.float32)
+        self._layers: list | None = None
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -104,7 +105,22 @@ class MaskablePolicy(Policy):
         return probs / probs.sum(), mask
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
-        """The policy network's action logits for one observation (no distribution object: it is faster)."""
+        """The policy network's action logits for one observation.
+
+        A small MLP on one observation is faster in numpy than through torch's per-call overhead, so the
+        layers are copied out once; any other architecture goes through torch."""
+        if self._layers is None:
+            self._layers = _numpy_layers(self.model.policy) or []
+        if self._layers:
+            x = obs.astype(np.float32, copy=False)
+            for kind, w, b in self._layers:
+                if kind == "linear":
+                    x = w @ x + b
+                elif kind == "relu":
+                    np.maximum(x, 0, out=x)
+                else:
+                    x = np.tanh(x)
+            return x.astype(np.float64)
         import torch
 
         pol = self.model.policy
@@ -129,6 +145,26 @@ class MaskablePolicy(Policy):
         probs, mask = self.probabilities(battle)
         i = int(np.argmax(probs)) if self.deterministic else int(self._rng.choice(len(probs), p=probs))
         return self.codec.decode(i, battle.enc, battle.enc.actor)
+
+
+def _numpy_layers(policy) -> list[tuple[str, np.ndarray | None, np.ndarray | None]] | None:
+    """The actor as [(kind, weight, bias)] if it is a plain flatten + Linear/ReLU/Tanh MLP, else None."""
+    import torch.nn as nn
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    if not isinstance(policy.pi_features_extractor, FlattenExtractor):
+        return None
+    out = []
+    for m in [*policy.mlp_extractor.policy_net, policy.action_net]:
+        if isinstance(m, nn.Linear):
+            out.append(("linear", m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()))
+        elif isinstance(m, nn.ReLU):
+            out.append(("relu", None, None))
+        elif isinstance(m, nn.Tanh):
+            out.append(("tanh", None, None))
+        else:
+            return None
+    return out
 
 
 def shipped() -> list[str]:

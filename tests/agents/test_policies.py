@@ -11,12 +11,13 @@ from engine.rulesets import get_ruleset
 from envs import TacticsEnv
 
 
-@pytest.fixture(scope="module")
-def saved(tmp_path_factory):
+@pytest.fixture(scope="module", params=[torch.nn.Tanh, torch.nn.ReLU])
+def saved(tmp_path_factory, request):
     from sb3_contrib import MaskablePPO
 
     env = TacticsEnv(opponent="random", generator={"sizes": (1, 2)})
-    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=3, policy_kwargs={"net_arch": [16]})
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=3,
+                        policy_kwargs={"net_arch": [16, 16], "activation_fn": request.param})
     path = tmp_path_factory.mktemp("m") / "model.zip"
     model.save(path)
     write_meta(path, get_ruleset("saga"), 4, (16, 16))
@@ -35,6 +36,7 @@ def test_fast_probabilities_equal_the_masked_distribution(saved):
             dist = pol.model.policy.get_distribution(torch.as_tensor(obs[None]), action_masks=mask[None])
             ref = dist.distribution.probs[0].numpy()
         assert np.allclose(probs, ref, atol=1e-5)
+        assert pol._layers, "a plain MLP takes the numpy path"
         assert probs[~mask].sum() == 0
         ranked = pol.rank(env.battle)
         assert all(env.battle.is_legal(d) for d, _ in ranked)
