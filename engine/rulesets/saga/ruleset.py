@@ -444,16 +444,20 @@ class SagaRuleset(Ruleset):
 
     def _can_charge(self, enc: Encounter, a: Unit, t: Unit, occ: dict, speed: int, reach: int) -> bool:
         """`_charge_end(enc, a, t) is not None`, from lines cached per map and door state."""
+        return next(self._charges(enc, a, t, occ, speed, reach), None) is not None
+
+    def _charges(self, enc: Encounter, a: Unit, t: Unit, occ: dict, speed: int, reach: int):
+        """(walking cost, end square) of every legal charge at t, from lines cached per map and door state:
+        (no terrain blocks it, squares touched, walking cost)."""
         g = enc.grid
-        w = g.width
+        w, size = g.width, g._geometry.size
         ia = a.pos[1] * w + a.pos[0]
         table = _charge_lines(g)
         units, side = enc.units, a.side
         for end in g.within(t.pos, reach):
             if end in occ or g.distance(a.pos, end) < 2:
                 continue
-            ie = end[1] * w + end[0]
-            key = ia * g._geometry.size + ie
+            key = ia * size + end[1] * w + end[0]
             line = table.get(key)
             if line is None:
                 line = table[key] = self._charge_line(g, a.pos, end)
@@ -461,11 +465,10 @@ class SagaRuleset(Ruleset):
             if not ok or cost > speed:
                 continue
             if any((who := occ.get(xy)) is not None and units[who].side != side for xy in squares):
-                continue
+                continue  # an enemy in the way
             if reach > 1 and not g.line_of_effect(end, t.pos):
                 continue
-            return True
-        return False
+            yield cost, end
 
     def _charge_line(self, g, start: tuple[int, int], end: tuple[int, int]) -> tuple[bool, tuple, int]:
         """(no terrain blocks it, the squares it touches (end included), walking cost) of a charge line."""
@@ -1365,27 +1368,8 @@ class SagaRuleset(Ruleset):
         reach = a.stats["reach"]
         if g.distance(a.pos, t.pos) > speed + reach:
             return None
-        occ = enc.occupied()
         best = None
-        # the lines cached for `_can_charge`: (no terrain blocks it, squares touched, walking cost)
-        w, size = g.width, g._geometry.size
-        ia = a.pos[1] * w + a.pos[0]
-        table = _charge_lines(g)
-        units, side = enc.units, a.side
-        for end in g.within(t.pos, reach):
-            if end in occ or g.distance(a.pos, end) < 2:
-                continue
-            key = ia * size + end[1] * w + end[0]
-            line = table.get(key)
-            if line is None:
-                line = table[key] = self._charge_line(g, a.pos, end)
-            ok, squares, cost = line
-            if not ok or cost > speed:
-                continue
-            if any((who := occ.get(xy)) is not None and units[who].side != side for xy in squares):
-                continue  # an enemy in the way
-            if reach > 1 and not g.line_of_effect(end, t.pos):
-                continue
+        for cost, end in self._charges(enc, a, t, enc.occupied(), speed, reach):
             if best is None or cost < best[0]:
                 best = (cost, end)
         return None if best is None else (best[1], self._line_path(g, a.pos, best[1]))
