@@ -32,7 +32,8 @@ class Demonstrations:
                               sum(p.episodes for p in parts))
 
 
-def _teacher_action(env, teacher) -> int:
+def teacher_action(env, teacher) -> int:
+    """The env action of the teacher's choice (its next best encodable one if that is outside the window)."""
     b = env.battle
     enc, actor = b.enc, b.enc.actor
     mask = env.action_masks()
@@ -63,7 +64,7 @@ def collect(env_kwargs: dict[str, Any], samples: int, seed: int = 0, gamma: floa
         rewards: list[float] = []
         done = False
         while not done:
-            a = _teacher_action(env, pol)
+            a = teacher_action(env, pol)
             obs_l.append(obs)
             mask_l.append(env.action_masks())
             act_l.append(a)
