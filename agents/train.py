@@ -17,14 +17,14 @@ from __future__ import annotations
 import json
 import re
 import time
-import warnings
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from engine.core.policy import Policy, RandomPolicy
+from engine.core.policy import Policy
+from engine.policies import rule_policy
 from engine.rulesets import get_ruleset
 
 from .config import TrainConfig, load_config
@@ -34,16 +34,6 @@ RUNS = Path("runs")
 
 
 # ---- opponents -------------------------------------------------------------------------------------
-def rule_opponent(name: str, seed: int | None = 0) -> Policy:
-    """'random' or 'heuristic'; falls back to random (with a warning) if the heuristic is unavailable."""
-    from engine.policies import rule_policy
-    try:
-        return rule_policy(name, seed)
-    except (ImportError, KeyError) as e:  # pragma: no cover - only while the heuristic is being written
-        warnings.warn(f"opponent '{name}' unavailable ({e}); using random instead")
-        return RandomPolicy(seed)
-
-
 class League:
     """What opponents exist right now: the schedule stage, the fixed checkpoint and the league snapshots.
 
@@ -100,7 +90,7 @@ class MixedOpponent(Policy):
     def __init__(self, league: League, seed: int = 0):
         self.league = league
         self.rng = np.random.default_rng(seed)
-        self.rules = {"random": rule_opponent("random", seed), "heuristic": rule_opponent("heuristic", seed)}
+        self.rules = {"random": rule_policy("random", seed), "heuristic": rule_policy("heuristic", seed)}
         self.kind = self.last_kind = "random"
         self.current: Policy = self.rules["random"]
 
