@@ -141,50 +141,6 @@ class NullEnv:
         return _Null()
 
 
-def _trainer(cfg_path: Path | None) -> tuple[Any, Any, Any, str]:
-    """(cfg, make_vec_env, build_model, how): the trainer's own builders when they exist, else a stand-in."""
-    try:
-        from agents.config import load_config  # type: ignore
-        from agents.train import build_model, make_vec_env  # type: ignore
-        if cfg_path is not None and cfg_path.exists():
-            return load_config(cfg_path), make_vec_env, build_model, f"agents.train on {cfg_path.name}"
-    except ImportError:
-        pass
-    return dict(FALLBACK), _fallback_vec_env, _fallback_model, \
-        "stand-in MaskablePPO + DummyVecEnv (agents.train or the skirmish config is not there yet)"
-
-
-FALLBACK = {"n_envs": 16, "n_steps": 256, "batch_size": 1024, "n_epochs": 4, "net_arch": [128, 128],
-            "opponent": "heuristic"}
-
-
-def _fallback_vec_env(cfg: dict):
-    from stable_baselines3.common.vec_env import DummyVecEnv
-    from envs.tactics_env import TacticsEnv
-    from engine.policies import rule_policy
-
-    try:
-        rule_policy(cfg["opponent"])
-        opp = cfg["opponent"]
-    except (KeyError, ImportError):
-        opp = "random"
-
-    def make(k):
-        def _f():
-            env = TacticsEnv("saga", opponent=opp, generator={"sizes": (2, 4)})
-            env.reset(seed=k)
-            return env
-        return _f
-    return DummyVecEnv([make(k) for k in range(cfg["n_envs"])])
-
-
-def _fallback_model(cfg: dict, venv):
-    from sb3_contrib import MaskablePPO
-    return MaskablePPO("MlpPolicy", venv, n_steps=cfg["n_steps"], batch_size=cfg["batch_size"],
-                       n_epochs=cfg["n_epochs"], policy_kwargs={"net_arch": cfg["net_arch"]},
-                       device="cpu", verbose=0, seed=0)
-
-
 def _null_vec_env(venv):
     """A DummyVecEnv of do-nothing envs with the same count and spaces as `venv`."""
     from stable_baselines3.common.vec_env import DummyVecEnv
@@ -215,14 +171,17 @@ def _timed_learn(model, seconds: float) -> dict[str, Any]:
     return {"steps": s2 - s1, "seconds": round(t2 - t1, 3), "steps_per_s": round((s2 - s1) / (t2 - t1), 1)}
 
 
-def training_rate(seconds: float = 10.0, cfg_path: Path | None = SKIRMISH_CONFIG,
-                  overrides: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Steps/s of the skirmish trainer, of the same trainer on a do-nothing env, and their ratio."""
+def training_rate(seconds: float = 10.0, cfg_path: Path = SKIRMISH_CONFIG,
+                  overrides: list[str] | None = None) -> dict[str, Any]:
+    """Steps/s of the trainer (agents.train) on a config, of the same trainer on a do-nothing env, and their
+    ratio. `overrides` are `--set`-style `key.path=value` strings."""
     import torch
 
-    cfg, make_vec_env, build_model, how = _trainer(cfg_path)
-    if overrides and isinstance(cfg, dict):
-        cfg.update(overrides)
+    from agents.config import load_config
+    from agents.train import build_model, make_vec_env
+
+    cfg = load_config(cfg_path, overrides)
+    how = f"agents.train on {cfg_path.name}"
     venv = make_vec_env(cfg)
     model = build_model(cfg, venv)
     real = _timed_learn(model, seconds)
@@ -248,7 +207,7 @@ def _latency_model(tmp: Path) -> tuple[Path, str]:
     from envs.tactics_env import TacticsEnv
 
     env = TacticsEnv("saga", opponent="random")
-    arch = FALLBACK["net_arch"]
+    arch = [128, 128]
     model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": arch}, device="cpu", seed=0, n_steps=64)
     path = tmp / "untrained.zip"
     model.save(str(path))
@@ -288,7 +247,7 @@ def decision_latency(decisions: int = 500, seed: int = 0) -> dict[str, Any]:
 
 
 def run_all(seconds: float = 5.0, parts: tuple[str, ...] = ("engine", "policy", "train", "latency"),
-            train_overrides: dict[str, Any] | None = None, latency_decisions: int = 500) -> dict[str, Any]:
+            train_overrides: list[str] | None = None, latency_decisions: int = 500) -> dict[str, Any]:
     """Every measurement, as one dict (what `tactician bench --json` prints)."""
     import os
     import platform

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from typer.testing import CliRunner
 
@@ -30,9 +31,9 @@ def test_null_env_has_the_same_spaces_and_a_mask_with_one_hole():
 
 
 def test_training_and_latency_report_their_fields():
-    t = bench.training_rate(0.01, cfg_path=None,
-                            overrides={"n_envs": 2, "n_steps": 16, "batch_size": 32, "n_epochs": 1,
-                                       "net_arch": [8]})
+    t = bench.training_rate(0.01, cfg_path=Path("configs/saga/smoke.yaml"),
+                            overrides=["train.n_envs=2", "ppo.n_steps=16", "ppo.batch_size=32", "ppo.n_epochs=1",
+                                       "ppo.net_arch=[8]"])
     for k in ("steps_per_s", "ceiling_steps_per_s", "ratio", "trainer", "n_envs"):
         assert k in t
     assert t["n_envs"] == 2 and t["skirmish"]["steps"] >= 32 and t["null_env"]["steps"] >= 32
