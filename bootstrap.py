@@ -5,7 +5,7 @@
     python3 bootstrap.py test        the test suite
     python3 bootstrap.py tactician ARGS...
 
-Idempotent: the environment in .venv is reused while pyproject.toml is unchanged. Needs only Python 3.11.
+Idempotent: the environment in .venv is reused while pyproject.toml and the C sources are unchanged. Needs only Python 3.11.
 """
 from __future__ import annotations
 
@@ -28,7 +28,9 @@ def run(cmd: list[str]) -> None:
 
 
 def setup() -> None:
-    if STAMP.exists() and STAMP.stat().st_mtime >= (ROOT / "pyproject.toml").stat().st_mtime:
+    # reinstall when the project file or a C source (compiled by the install) is newer than the last install
+    sources = [ROOT / "pyproject.toml", *ROOT.glob("engine/**/*.c")]
+    if STAMP.exists() and STAMP.stat().st_mtime >= max(p.stat().st_mtime for p in sources):
         return
     if not (BIN / "python").exists():
         venv.create(VENV, with_pip=True)

@@ -8,9 +8,15 @@ between squares) is computed once per map and shared by every clone of the encou
 from __future__ import annotations
 
 import heapq
+from array import array
 from typing import Iterable
 
 from .errors import InputError
+
+try:  # the movement searches in C (engine/core/_native.c), built by `pip install`; Python below otherwise
+    from . import _native
+except ImportError:  # pragma: no cover - only without a C compiler
+    _native = None
 
 TERRAINS = ("floor", "wall", "low_cover", "heavy_cover", "difficult", "door", "open_door", "window")
 DEFAULT_LEGEND = {"#": "wall", ".": "floor", "c": "low_cover", "C": "heavy_cover", "~": "difficult",
@@ -217,9 +223,8 @@ class Grid:
         """
         geo = self._geometry
         dk = self._door_key()
-        trans = geo.transitions(self, dk)
         s = start[1] * self.width + start[0]
-        budget = min(budget, 2 * len(trans))  # no path costs more than 4 per square
+        budget = min(budget, 4 * geo.size)  # no path costs more than 4 per square
         # Squares a unit-free search does not reach are never entered, so blockers there change nothing:
         # the unit-free result (cached per map, door state, start and budget) is then the answer as it is.
         key = (s, budget, dk)
@@ -243,7 +248,7 @@ class Grid:
             if not inside:
                 if len(geo.free_reach) > 8192:
                     geo.free_reach.clear()
-                free = geo.free_reach[key] = self._search(trans, s, budget, ())
+                free = geo.free_reach[key] = self._search(dk, s, budget, ())
         if not inside:
             best = dict(free)
         else:
@@ -252,13 +257,20 @@ class Grid:
             if got is None:
                 if len(geo.blocked_reach) > 8192:
                     geo.blocked_reach.clear()
-                got = geo.blocked_reach[key] = self._search(trans, s, budget, inside)
+                got = geo.blocked_reach[key] = self._search(dk, s, budget, inside)
             best = dict(got)
         for j in no_stop:
             best.pop(j, None)
         return best
 
-    def _search(self, trans, s: int, budget: int, blocked) -> dict[int, int]:
+    def _search(self, dk, s: int, budget: int, blocked) -> dict[int, int]:
+        """Squares reachable from square `s` within `budget` but through none of `blocked`, for the doors as
+        `dk` says: the C search when it is built, else `_search_py`."""
+        if _native is not None:
+            return _native.search(self._geometry.flat_transitions(self, dk), s, budget, blocked)
+        return self._search_py(self._geometry.transitions(self, dk), s, budget, blocked)
+
+    def _search_py(self, trans, s: int, budget: int, blocked) -> dict[int, int]:
         """Dijkstra over (square, diagonal parity) states with a bucket per cost; each bucket is sorted so
         states are settled in (cost, square, parity) order, as a binary heap would (same dict order out)."""
         if budget <= 0:
@@ -302,10 +314,27 @@ class Grid:
         after `start`, or None when goal cannot be reached.
         """
         danger = danger or {}
-        trans = self._geometry.transitions(self, self._door_key())
-        blocked = set(no_pass)
         s, g = self.index(*start), self.index(*goal)
+        if _native is not None:
+            size = self._geometry.size
+            blocked, flags = bytearray(size), bytearray(size)
+            for j in no_pass:
+                if 0 <= j < size:
+                    blocked[j] = 1
+            for j, v in danger.items():
+                if v and 0 <= j < size:
+                    flags[j] = 1
+            got = _native.path(self._geometry.flat_transitions(self, self._door_key()), s, g, budget, blocked,
+                               flags, self.width, self.metric == "alternating")
+            return None if got is None else [self.xy(k) for k in got]
+        return self._path_py(s, g, budget, set(no_pass), danger)
+
+    def _path_py(self, s: int, g: int, budget: int, blocked: set[int], danger: dict[int, int]
+                 ) -> list[tuple[int, int]] | None:
+        """`path` in Python (flat indices in; used when the C module is not built)."""
+        trans = self._geometry.transitions(self, self._door_key())
         alternating = self.metric == "alternating"
+        goal = self.xy(g)
         heap = [(0, 0, s, 0, ())]
         # Items come off the heap in (provocations, cost, square, parity, trail) order, so the first at the
         # goal is the least such walk. An item dominated (<= provocations and <= cost) by one already taken
@@ -412,6 +441,7 @@ class _Geometry:
         self.free_reach: dict[tuple, dict[int, int]] = {}  # (start, budget, doors) -> unit-free reachable
         self.blocked_reach: dict[tuple, dict[int, int]] = {}  # (start, budget, doors, blockers) -> reachable
         self._trans: dict[object, list] = {}
+        self._flat: dict[object, array] = {}
 
     def steps(self, grid: Grid, key) -> list[tuple[tuple[int, bool, int], ...]]:
         """The neighbour table of `Grid._steps` for one state of the doors (`key`), built once."""
@@ -449,6 +479,22 @@ class _Geometry:
             if len(self._trans) > 32:
                 self._trans.clear()
             self._trans[key] = got
+        return got
+
+    def flat_transitions(self, grid: Grid, key) -> array:
+        """`transitions` as the flat int32 buffer of the C searches: per state, the number of moves, then up
+        to 8 (next state, cost, square), padded to `_native.STRIDE` ints."""
+        got = self._flat.get(key)
+        if got is None:
+            flat = array("i")
+            for moves in self.transitions(grid, key):
+                row = [len(moves)]
+                for move in moves:
+                    row += move
+                flat.extend(row + [0] * (_native.STRIDE - len(row)))
+            if len(self._flat) > 32:
+                self._flat.clear()
+            got = self._flat[key] = flat
         return got
 
     def sight_table(self, key) -> dict[int, tuple[bool, bool, str]]:

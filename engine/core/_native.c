@@ -1,0 +1,384 @@
+/* The movement searches of engine/core/grid.py in C: the same algorithms, the same results in the same
+ * order (grid.py keeps the Python versions, used when this module is not built, and the tests check the
+ * two agree on random maps).
+ *
+ * A map's moves come as a flat int32 buffer (grid._Geometry.flat_transitions): per search state
+ * 2 * square + parity, STRIDE ints: the number of moves, then up to 8 (next state, cost, square).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STRIDE 25
+#define BIG (1 << 30)
+
+typedef struct {
+    int *v;
+    Py_ssize_t n, cap;
+} IntVec;
+
+static int vec_push(IntVec *a, int x) {
+    if (a->n == a->cap) {
+        Py_ssize_t cap = a->cap ? 2 * a->cap : 16;
+        int *v = PyMem_Realloc(a->v, cap * sizeof(int));
+        if (!v) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        a->v = v;
+        a->cap = cap;
+    }
+    a->v[a->n++] = x;
+    return 0;
+}
+
+static int cmp_int(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static int get_trans(PyObject *obj, Py_buffer *view, Py_ssize_t *n_states) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    if (view->itemsize != 4 || view->len % (4 * STRIDE) != 0) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_ValueError, "transitions must be an int32 buffer of STRIDE ints per state");
+        return -1;
+    }
+    *n_states = view->len / (4 * STRIDE);
+    return 0;
+}
+
+/* search(trans, start, budget, blocked) -> {square: cost}: grid.Grid._search. */
+static PyObject *search(PyObject *self, PyObject *args) {
+    PyObject *tobj, *blocked, *fast = NULL, *out = NULL;
+    int s, budget;
+    Py_buffer view;
+    Py_ssize_t n_states, n_squares, i, k;
+    int *seen = NULL, *cost_of = NULL, *order = NULL, n_order = 0;
+    IntVec *buckets = NULL;
+
+    if (!PyArg_ParseTuple(args, "OiiO", &tobj, &s, &budget, &blocked))
+        return NULL;
+    if (get_trans(tobj, &view, &n_states) < 0)
+        return NULL;
+    n_squares = n_states / 2;
+    if (s < 0 || s >= n_squares) {
+        PyErr_SetString(PyExc_IndexError, "start square outside the map");
+        goto done;
+    }
+    if (budget <= 0) {
+        out = Py_BuildValue("{i:i}", s, 0);
+        goto done;
+    }
+    fast = PySequence_Fast(blocked, "blocked must be a sequence of squares");
+    if (!fast)
+        goto done;
+    seen = PyMem_Malloc(n_states * sizeof(int));
+    cost_of = PyMem_Malloc(n_squares * sizeof(int));
+    order = PyMem_Malloc(n_squares * sizeof(int));
+    buckets = PyMem_Calloc(budget + 1, sizeof(IntVec));
+    if (!seen || !cost_of || !order || !buckets) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (i = 0; i < n_states; i++)
+        seen[i] = BIG;
+    for (i = 0; i < n_squares; i++)
+        cost_of[i] = BIG;
+    for (i = 0; i < PySequence_Fast_GET_SIZE(fast); i++) {
+        long j = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (j == -1 && PyErr_Occurred())
+            goto done;
+        if (j >= 0 && j < n_squares)  /* never entered: as if already reached at no cost */
+            seen[2 * j] = seen[2 * j + 1] = -1;
+    }
+    seen[2 * s] = 0;
+    cost_of[s] = 0;
+    order[n_order++] = s;
+    if (vec_push(&buckets[0], 2 * s) < 0)
+        goto done;
+    {
+        const int *T = (const int *)view.buf;
+        int cost;
+        for (cost = 0; cost < budget; cost++) {
+            IntVec *bucket = &buckets[cost];
+            if (!bucket->n)
+                continue;
+            qsort(bucket->v, bucket->n, sizeof(int), cmp_int);
+            for (i = 0; i < bucket->n; i++) {
+                int state = bucket->v[i];
+                const int *row = T + (Py_ssize_t)state * STRIDE;
+                if (seen[state] < cost)
+                    continue;
+                for (k = 0; k < row[0]; k++) {
+                    int nxt = row[1 + 3 * k], c = cost + row[2 + 3 * k], j = row[3 + 3 * k];
+                    if (c > budget || seen[nxt] <= c)
+                        continue;
+                    seen[nxt] = c;
+                    if (c < cost_of[j]) {
+                        if (cost_of[j] == BIG)
+                            order[n_order++] = j;
+                        cost_of[j] = c;
+                    }
+                    if (vec_push(&buckets[c], nxt) < 0)
+                        goto done;
+                }
+            }
+        }
+    }
+    out = PyDict_New();
+    if (!out)
+        goto done;
+    for (i = 0; i < n_order; i++) {
+        PyObject *key = PyLong_FromLong(order[i]), *val = PyLong_FromLong(cost_of[order[i]]);
+        int bad = !key || !val || PyDict_SetItem(out, key, val) < 0;
+        Py_XDECREF(key);
+        Py_XDECREF(val);
+        if (bad) {
+            Py_CLEAR(out);
+            goto done;
+        }
+    }
+done:
+    if (buckets) {
+        for (i = 0; i <= budget; i++)
+            PyMem_Free(buckets[i].v);
+        PyMem_Free(buckets);
+    }
+    PyMem_Free(seen);
+    PyMem_Free(cost_of);
+    PyMem_Free(order);
+    Py_XDECREF(fast);
+    PyBuffer_Release(&view);
+    return out;
+}
+
+/* ---- path: best-first over (provocations, cost, square, parity, trail), as grid.Grid.path's heap ---- */
+typedef struct {
+    int prov, cost, sq, parity, len, off;  /* trail = trails[off .. off + len) */
+} Node;
+
+typedef struct {
+    Node *nodes;
+    Py_ssize_t n, cap;
+    IntVec trails;
+    int *heap;
+    Py_ssize_t hn, hcap;
+} Search;
+
+static int node_less(const Search *S, int a, int b) {
+    const Node *x = &S->nodes[a], *y = &S->nodes[b];
+    int k, m;
+    if (x->prov != y->prov)
+        return x->prov < y->prov;
+    if (x->cost != y->cost)
+        return x->cost < y->cost;
+    if (x->sq != y->sq)
+        return x->sq < y->sq;
+    if (x->parity != y->parity)
+        return x->parity < y->parity;
+    m = x->len < y->len ? x->len : y->len;
+    for (k = 0; k < m; k++) {
+        int p = S->trails.v[x->off + k], q = S->trails.v[y->off + k];
+        if (p != q)
+            return p < q;
+    }
+    return x->len < y->len;
+}
+
+static int heap_push(Search *S, int node) {
+    Py_ssize_t i;
+    if (S->hn == S->hcap) {
+        Py_ssize_t cap = S->hcap ? 2 * S->hcap : 64;
+        int *h = PyMem_Realloc(S->heap, cap * sizeof(int));
+        if (!h) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        S->heap = h;
+        S->hcap = cap;
+    }
+    i = S->hn++;
+    while (i > 0) {
+        Py_ssize_t up = (i - 1) / 2;
+        if (!node_less(S, node, S->heap[up]))
+            break;
+        S->heap[i] = S->heap[up];
+        i = up;
+    }
+    S->heap[i] = node;
+    return 0;
+}
+
+static int heap_pop(Search *S) {
+    int top = S->heap[0], last = S->heap[--S->hn];
+    Py_ssize_t i = 0, n = S->hn;
+    while (1) {
+        Py_ssize_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && node_less(S, S->heap[c + 1], S->heap[c]))
+            c++;
+        if (!node_less(S, S->heap[c], last))
+            break;
+        S->heap[i] = S->heap[c];
+        i = c;
+    }
+    if (n)
+        S->heap[i] = last;
+    return top;
+}
+
+static int new_node(Search *S, int prov, int cost, int sq, int parity, const Node *parent) {
+    Node *nd;
+    int k, len = parent ? parent->len + 1 : 0;
+    Py_ssize_t off = S->trails.n, poff = parent ? parent->off : 0;
+    if (S->n == S->cap) {
+        Py_ssize_t cap = S->cap ? 2 * S->cap : 64;
+        Node *v = PyMem_Realloc(S->nodes, cap * sizeof(Node));
+        if (!v) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        S->nodes = v;
+        S->cap = cap;
+    }
+    for (k = 0; k + 1 < len; k++)  /* the parent's trail (re-read each time: the pool may move) */
+        if (vec_push(&S->trails, S->trails.v[poff + k]) < 0)
+            return -1;
+    if (parent && vec_push(&S->trails, sq) < 0)
+        return -1;
+    nd = &S->nodes[S->n];
+    nd->prov = prov;
+    nd->cost = cost;
+    nd->sq = sq;
+    nd->parity = parity;
+    nd->len = len;
+    nd->off = (int)off;
+    return (int)S->n++;
+}
+
+/* dominated(list of (prov, cost) pairs at a state, prov, cost): some pair is <= in both */
+static int dominated(const IntVec *pairs, int prov, int cost) {
+    Py_ssize_t k;
+    for (k = 0; k < pairs->n; k += 2)
+        if (pairs->v[k] <= prov && pairs->v[k + 1] <= cost)
+            return 1;
+    return 0;
+}
+
+/* path(trans, start, goal, budget, blocked: bytes per square, danger: bytes per square, width,
+ *      alternating) -> [squares after start] or None: grid.Grid.path. */
+static PyObject *path(PyObject *self, PyObject *args) {
+    PyObject *tobj, *out = NULL;
+    Py_buffer view, blocked, danger;
+    int s, g, budget, width, alternating, gx, gy;
+    Py_ssize_t n_states, n_squares, i;
+    IntVec *done = NULL;
+    Search S;
+    memset(&S, 0, sizeof(S));
+
+    if (!PyArg_ParseTuple(args, "Oiiiy*y*ip", &tobj, &s, &g, &budget, &blocked, &danger, &width, &alternating))
+        return NULL;
+    if (get_trans(tobj, &view, &n_states) < 0) {
+        PyBuffer_Release(&blocked);
+        PyBuffer_Release(&danger);
+        return NULL;
+    }
+    n_squares = n_states / 2;
+    if (s < 0 || s >= n_squares || g < 0 || g >= n_squares || blocked.len < n_squares || danger.len < n_squares
+        || width <= 0) {
+        PyErr_SetString(PyExc_ValueError, "path: squares or tables do not fit the map");
+        goto done;
+    }
+    done = PyMem_Calloc(n_states, sizeof(IntVec));
+    if (!done) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    gx = g % width;
+    gy = g / width;
+    {
+        const int *T = (const int *)view.buf;
+        const char *blk = (const char *)blocked.buf, *dng = (const char *)danger.buf;
+        int first = new_node(&S, 0, 0, s, 0, NULL);
+        if (first < 0 || heap_push(&S, first) < 0)
+            goto done;
+        while (S.hn) {
+            int at = heap_pop(&S), key, leave, k;
+            Node nd = S.nodes[at];
+            const int *row;
+            if (nd.sq == g) {
+                out = PyList_New(nd.len);
+                if (!out)
+                    goto done;
+                for (k = 0; k < nd.len; k++) {
+                    PyObject *v = PyLong_FromLong(S.trails.v[nd.off + k]);
+                    if (!v) {
+                        Py_CLEAR(out);
+                        goto done;
+                    }
+                    PyList_SET_ITEM(out, k, v);
+                }
+                goto done;
+            }
+            key = 2 * nd.sq + nd.parity;
+            if (done[key].n && dominated(&done[key], nd.prov, nd.cost))
+                continue;
+            if (vec_push(&done[key], nd.prov) < 0 || vec_push(&done[key], nd.cost) < 0)
+                goto done;
+            leave = dng[nd.sq] ? nd.prov + 1 : nd.prov;
+            row = T + (Py_ssize_t)key * STRIDE;
+            for (k = 0; k < row[0]; k++) {
+                int nk = row[1 + 3 * k], c = nd.cost + row[2 + 3 * k], j = row[3 + 3 * k], dx, dy, rest, child;
+                if (c > budget || blk[j])
+                    continue;
+                dx = j % width - gx;
+                dy = j / width - gy;
+                dx = dx >= 0 ? dx : -dx;
+                dy = dy >= 0 ? dy : -dy;
+                rest = alternating ? (dx >= dy ? dx + dy / 2 : dy + dx / 2) : (dx >= dy ? dx : dy);
+                if (c + rest > budget)
+                    continue;
+                if (done[nk].n && dominated(&done[nk], leave, c))
+                    continue;
+                child = new_node(&S, leave, c, j, nk & 1, &S.nodes[at]);
+                if (child < 0 || heap_push(&S, child) < 0)
+                    goto done;
+            }
+        }
+        out = Py_NewRef(Py_None);
+    }
+done:
+    if (done) {
+        for (i = 0; i < n_states; i++)
+            PyMem_Free(done[i].v);
+        PyMem_Free(done);
+    }
+    PyMem_Free(S.nodes);
+    PyMem_Free(S.trails.v);
+    PyMem_Free(S.heap);
+    PyBuffer_Release(&view);
+    PyBuffer_Release(&blocked);
+    PyBuffer_Release(&danger);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"search", search, METH_VARARGS, "search(trans, start, budget, blocked) -> {square: cost} (grid.Grid._search)"},
+    {"path", path, METH_VARARGS,
+     "path(trans, start, goal, budget, blocked, danger, width, alternating) -> [square] | None (grid.Grid.path)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native", "Movement searches of grid.py in C.", -1,
+                                    methods};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m && PyModule_AddIntConstant(m, "STRIDE", STRIDE) < 0)
+        Py_CLEAR(m);
+    return m;
+}

@@ -1,0 +1,64 @@
+"""The C movement searches (engine/core/_native.c) give exactly what the Python ones in grid.py give.
+
+The C module is built by `pip install` (bootstrap.py); `engine.core.grid` falls back to Python only where no
+C compiler exists, so here it must be built: the test setup installs with gcc.
+"""
+import random
+
+import pytest
+
+from engine.core import grid as G
+from engine.core.grid import Grid
+
+
+def test_the_c_module_is_built_and_used():
+    assert G._native is not None, "engine/core/_native.c was not built: reinstall with `python3 bootstrap.py setup`"
+
+
+def _random_grid(rng: random.Random, metric: str) -> Grid:
+    w, h = rng.randint(4, 18), rng.randint(4, 18)
+    rows = ["".join(rng.choices(".......c~C#+/=", k=w)) for _ in range(h)]
+    g = Grid(rows, metric=metric)
+    for i in range(w * h):  # open or break a few doors and objects, as play does
+        if g.terrain[i] == "door" and rng.random() < 0.3:
+            g.open_doors.add(i)
+        elif g.terrain[i] in ("heavy_cover", "low_cover") and rng.random() < 0.1:
+            g.broken.add(i)
+    return g
+
+
+@pytest.mark.parametrize("metric", G.METRICS)
+def test_search_and_path_match_python(metric):
+    rng = random.Random(metric)
+    checked_paths = 0
+    for _ in range(150):
+        g = _random_grid(rng, metric)
+        n = g.width * g.height
+        dk = g._door_key()
+        trans = g._geometry.transitions(g, dk)
+        flat = g._geometry.flat_transitions(g, dk)
+        for _ in range(6):
+            s = rng.randrange(n)
+            budget = rng.randint(0, 14)
+            blocked = tuple(sorted(rng.sample(range(n), rng.randint(0, min(8, n)))))
+            want = g._search_py(trans, s, budget, blocked)
+            got = G._native.search(flat, s, budget, blocked)
+            assert list(got.items()) == list(want.items())  # same squares, costs and order
+            goal = rng.randrange(n)
+            danger = {j: rng.randint(1, 2) for j in rng.sample(range(n), rng.randint(0, n // 3))}
+            want_path = g._path_py(s, goal, budget, set(blocked), danger)
+            got_path = g.path(g.xy(s), g.xy(goal), budget, blocked, danger)
+            assert got_path == want_path
+            checked_paths += want_path is not None and len(want_path) > 2
+    assert checked_paths > 50  # the comparison covered real, multi-step paths
+
+
+def test_bad_buffers_are_refused_not_crashed():
+    with pytest.raises(ValueError):
+        G._native.search(b"\x00" * 7, 0, 3, ())
+    g = Grid(["...", "...", "..."])
+    flat = g._geometry.flat_transitions(g, None)
+    with pytest.raises(IndexError):
+        G._native.search(flat, 99, 3, ())
+    with pytest.raises(ValueError):
+        G._native.path(flat, 0, 8, 3, bytearray(2), bytearray(9), 3, True)
