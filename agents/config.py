@@ -208,6 +208,17 @@ class TrainSection(_Section):
     torch_threads: int = Field(1, ge=1, le=64, description="torch.set_num_threads")
     checkpoint_freq: int = Field(100_000, ge=1, description="save checkpoints/step_<N>.zip every this many steps")
     progress_bar: bool = Field(True, description="show a progress bar")
+    init_from: str | None = Field(
+        None, description="a model .zip (e.g. agents/zoo/saga/model.zip) whose policy and value weights PPO starts "
+                          "from, with a fresh optimizer and step count; needs the same encoding, net_arch and "
+                          "activation, and imitation.samples 0")
+
+    @field_validator("init_from")
+    @classmethod
+    def _init_from(cls, v: str | None) -> str | None:
+        if v is not None and not Path(v).exists():
+            raise ValueError(f"init_from {v} does not exist")
+        return v
 
 
 class EvalSection(_Section):
@@ -266,6 +277,9 @@ class TrainConfig(_Section):
                 if t not in names:
                     raise ValueError(f"env.generator.pools.{s}: unknown template '{t}' "
                                      f"(templates: {', '.join(sorted(names))})")
+        if self.train.init_from and self.imitation.samples > 0:
+            raise ValueError("train.init_from starts from a trained model's weights: set imitation.samples to 0 "
+                             "(the two warm starts exclude each other)")
         rollout = self.ppo.n_steps * self.train.n_envs
         if self.ppo.batch_size > rollout:
             raise ValueError(f"ppo.batch_size {self.ppo.batch_size} is larger than the rollout "

@@ -178,6 +178,40 @@ def build_model(cfg: TrainConfig, venv, tensorboard_log: str | None = None):
                                       "activation_fn": act})
 
 
+def init_weights(cfg: TrainConfig, model, path: str | Path) -> None:
+    """Copy the policy and value weights of the model at `path` into `model` (fresh optimizer and steps).
+
+    The source must have been trained on the same encoding (its .meta.json), with the same net_arch and
+    activation; anything else raises ConfigError naming what differs."""
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    from .config import ConfigError
+    from .policies import meta_path
+
+    path = Path(path)
+    mp = meta_path(path)
+    if not path.exists() or not mp.exists():
+        raise ConfigError(f"train.init_from: {path} (and its .meta.json) not found")
+    meta = json.loads(mp.read_text())
+    e = cfg.env
+    ours = {"ruleset": cfg.ruleset, "max_per_side": e.max_per_side, "map_size": list(e.map_size)}
+    theirs = {k: meta.get(k) for k in ours}
+    if theirs != ours:
+        raise ConfigError(f"train.init_from: {path} was trained on {theirs}, this config is {ours}")
+    from .policies import MaskablePolicy
+    MaskablePolicy(path, get_ruleset(cfg.ruleset))  # checks the encoding signature (InputError with the reason)
+    data, params, _ = load_from_zip_file(str(path), device="cpu", load_data=True)
+    src_kwargs = (data or {}).get("policy_kwargs", {})
+    want_act = {"tanh": "Tanh", "relu": "ReLU"}[cfg.ppo.activation]
+    src_act = getattr(src_kwargs.get("activation_fn"), "__name__", None)
+    src_arch = src_kwargs.get("net_arch")
+    want_arch = dict(pi=list(cfg.ppo.net_arch), vf=list(cfg.ppo.net_arch))
+    if src_arch != want_arch or src_act != want_act:
+        raise ConfigError(f"train.init_from: {path} has net_arch {src_arch} and activation {src_act}; "
+                          f"this config has ppo.net_arch {list(cfg.ppo.net_arch)} and activation {want_act}")
+    model.policy.load_state_dict(params["policy"], strict=True)
+
+
 class _linear:
     """Linear decay of the learning rate to 0 (picklable, unlike a lambda in a closure)."""
 
@@ -296,7 +330,10 @@ def run(cfg: TrainConfig | None = None, run_dir: Path | None = None, resume: Pat
         model = build_model(cfg, venv)
     model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
     t0 = time.time()  # wall time counts the warm start too
-    if ckpt is None and cfg.imitation.samples > 0:
+    if ckpt is None and cfg.train.init_from:
+        init_weights(cfg, model, cfg.train.init_from)
+        say(f"initialised from {cfg.train.init_from}")
+    elif ckpt is None and cfg.imitation.samples > 0:
         warm_start(cfg, model, say)
     league.step = model.num_timesteps
     remaining = cfg.train.total_timesteps - model.num_timesteps
