@@ -109,18 +109,9 @@ class MaskablePolicy(Policy):
 
         A small MLP on one observation is faster in numpy than through torch's per-call overhead, so the
         layers are copied out once; any other architecture goes through torch."""
-        if self._layers is None:
-            self._layers = _numpy_layers(self.model.policy) or []
-        if self._layers:
-            x = obs.astype(np.float32, copy=False)
-            for kind, w, b in self._layers:
-                if kind == "linear":
-                    x = w @ x + b
-                elif kind == "relu":
-                    np.maximum(x, 0, out=x)
-                else:
-                    x = np.tanh(x)
-            return x.astype(np.float64)
+        if self._numpy_path():
+            _, w, b = self._layers[-1]
+            return (w @ self._hidden(obs) + b).astype(np.float64)
         import torch
 
         pol = self.model.policy
@@ -128,6 +119,39 @@ class MaskablePolicy(Policy):
             t = torch.as_tensor(obs[None, :])
             features = pol.extract_features(t, pol.pi_features_extractor)
             return pol.action_net(pol.mlp_extractor.forward_actor(features))[0].numpy().astype(np.float64)
+
+    def legal_logits(self, battle: Battle) -> tuple[list[Decision], np.ndarray]:
+        """The encodable legal decisions in action-index order and their logits: what `choose` needs, with the
+        output layer computed for those actions only (on the numpy path)."""
+        enc, actor = battle.enc, battle.enc.actor
+        legal = battle.legal()
+        pairs = sorted((i, k) for k, i in enumerate(self.codec.indices(legal, enc, actor)) if i is not None)
+        rows = np.fromiter((i for i, _ in pairs), dtype=np.intp, count=len(pairs))
+        obs = self.encoder.encode(enc, actor, self._obs)
+        if self._numpy_path():
+            _, w, b = self._layers[-1]
+            logits = (w[rows] @ self._hidden(obs) + b[rows]).astype(np.float64)
+        else:
+            logits = self.logits(obs)[rows]
+        return [legal[k] for _, k in pairs], logits
+
+    def _numpy_path(self) -> bool:
+        """Whether the actor is a plain MLP, copied out as numpy layers (`_numpy_layers`)."""
+        if self._layers is None:
+            self._layers = _numpy_layers(self.model.policy) or []
+        return bool(self._layers)
+
+    def _hidden(self, obs: np.ndarray) -> np.ndarray:
+        """The numpy actor up to (not including) its output layer."""
+        x = obs.astype(np.float32, copy=False)
+        for kind, w, b in self._layers[:-1]:
+            if kind == "linear":
+                x = w @ x + b
+            elif kind == "relu":
+                np.maximum(x, 0, out=x)
+            else:
+                x = np.tanh(x)
+        return x
 
     def rank(self, battle: Battle) -> list[tuple[Decision, float]]:
         probs, mask = self.probabilities(battle)
@@ -142,9 +166,13 @@ class MaskablePolicy(Policy):
         return out
 
     def choose(self, battle: Battle) -> Decision:
-        probs, mask = self.probabilities(battle)
-        i = int(np.argmax(probs)) if self.deterministic else int(self._rng.choice(len(probs), p=probs))
-        return self.codec.decode(i, battle.enc, battle.enc.actor)
+        """The policy's decision: its most probable legal action, or one sampled when not deterministic
+        (the same draw as sampling over the whole masked action space: the actions come in index order)."""
+        decisions, logits = self.legal_logits(battle)
+        if self.deterministic:
+            return decisions[int(np.argmax(logits))]
+        probs = np.exp(logits - logits.max())
+        return decisions[int(self._rng.choice(len(probs), p=probs / probs.sum()))]
 
 
 def _numpy_layers(policy) -> list[tuple[str, np.ndarray | None, np.ndarray | None]] | None:

@@ -43,6 +43,26 @@ def test_fast_probabilities_equal_the_masked_distribution(saved):
         assert ranked[0][0] == pol.choose(env.battle)
 
 
+def test_choose_is_the_masked_distribution_argmax_or_sample(saved):
+    """`choose` computes only the legal actions' logits: the same pick as over the whole masked space."""
+    path, env = saved
+    greedy, sampler = MaskablePolicy(path, deterministic=True), MaskablePolicy(path, deterministic=False, seed=5)
+    reference = np.random.default_rng(5)
+    for seed in range(8):
+        env.reset(seed=seed)
+        for _ in range(6):
+            b = env.battle
+            if b.over:
+                break
+            probs, mask = greedy.probabilities(b)
+            decisions, logits = greedy.legal_logits(b)
+            assert len(decisions) == mask.sum() and all(b.is_legal(d) for d in decisions)
+            assert greedy.choose(b) == greedy.codec.decode(int(np.argmax(probs)), b.enc, b.enc.actor)
+            drawn = greedy.codec.decode(int(reference.choice(len(probs), p=probs)), b.enc, b.enc.actor)
+            assert sampler.choose(b) == drawn
+            env.step(int(np.argmax(probs)))
+
+
 def test_policy_names_resolve_and_bad_ones_explain(saved):
     path, _ = saved
     assert load_policy("random", "saga").name == "random"
