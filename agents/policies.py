@@ -120,20 +120,20 @@ class MaskablePolicy(Policy):
             features = pol.extract_features(t, pol.pi_features_extractor)
             return pol.action_net(pol.mlp_extractor.forward_actor(features))[0].numpy().astype(np.float64)
 
-    def legal_logits(self, battle: Battle) -> tuple[list[Decision], np.ndarray]:
-        """The encodable legal decisions in action-index order and their logits: what `choose` needs, with the
-        output layer computed for those actions only (on the numpy path)."""
+    def legal_logits(self, battle: Battle) -> tuple[list[Decision], np.ndarray, np.ndarray]:
+        """(decisions, their action indices, their logits) for the encodable legal decisions, in the legal
+        enumeration's order: what `choose` needs, with the output layer computed for those actions only (on the
+        numpy path)."""
         enc, actor = battle.enc, battle.enc.actor
-        legal = battle.legal()
-        pairs = sorted((i, k) for k, i in enumerate(self.codec.indices(legal, enc, actor)) if i is not None)
-        rows = np.fromiter((i for i, _ in pairs), dtype=np.intp, count=len(pairs))
+        idx, decisions = self.codec.encodable(battle.legal(), enc, actor)
+        rows = np.array(idx, dtype=np.intp)
         obs = self.encoder.encode(enc, actor, self._obs)
         if self._numpy_path():
             _, w, b = self._layers[-1]
             logits = (w[rows] @ self._hidden(obs) + b[rows]).astype(np.float64)
         else:
             logits = self.logits(obs)[rows]
-        return [legal[k] for _, k in pairs], logits
+        return decisions, rows, logits
 
     def _numpy_path(self) -> bool:
         """Whether the actor is a plain MLP, copied out as numpy layers (`_numpy_layers`)."""
@@ -168,11 +168,13 @@ class MaskablePolicy(Policy):
     def choose(self, battle: Battle) -> Decision:
         """The policy's decision: its most probable legal action, or one sampled when not deterministic
         (the same draw as sampling over the whole masked action space: the actions come in index order)."""
-        decisions, logits = self.legal_logits(battle)
-        if self.deterministic:
-            return decisions[int(np.argmax(logits))]
-        probs = np.exp(logits - logits.max())
-        return decisions[int(self._rng.choice(len(probs), p=probs / probs.sum()))]
+        decisions, rows, logits = self.legal_logits(battle)
+        if self.deterministic:  # the lowest index among equal best, as argmax over the whole space picks
+            best = np.flatnonzero(logits == logits.max())
+            return decisions[int(best[np.argmin(rows[best])])]
+        order = np.argsort(rows)
+        probs = np.exp(logits[order] - logits.max())
+        return decisions[int(order[self._rng.choice(len(probs), p=probs / probs.sum())])]
 
 
 def _numpy_layers(policy) -> list[tuple[str, np.ndarray | None, np.ndarray | None]] | None:

@@ -55,8 +55,10 @@ def test_choose_is_the_masked_distribution_argmax_or_sample(saved):
             if b.over:
                 break
             probs, mask = greedy.probabilities(b)
-            decisions, logits = greedy.legal_logits(b)
+            decisions, rows, logits = greedy.legal_logits(b)
             assert len(decisions) == mask.sum() and all(b.is_legal(d) for d in decisions)
+            assert sorted(rows) == list(np.flatnonzero(mask))
+            assert np.allclose(logits, greedy.logits(greedy.encoder.encode(b.enc, b.enc.actor))[rows], atol=1e-5)
             assert greedy.choose(b) == greedy.codec.decode(int(np.argmax(probs)), b.enc, b.enc.actor)
             drawn = greedy.codec.decode(int(reference.choice(len(probs), p=probs)), b.enc, b.enc.actor)
             assert sampler.choose(b) == drawn
