@@ -1493,11 +1493,16 @@ class SagaRuleset(Ruleset):
     def _manipulable(self, enc: Encounter, a: Unit) -> list[int]:
         g = enc.grid
         out = []
-        for sq in g.within(a.pos, 1):
-            i = g.index(*sq)
-            if (g.terrain[i] == "door" and i not in g.broken and enc.occupant(sq) is None
-                    and not self._object_state(enc, i).get("disabled")):
-                out.append(i)
+        doors = g._geometry.__dict__.get("saga_doors")
+        if doors is None:  # the map's door squares (the terrain never changes; open or broken is checked below)
+            doors = g._geometry.__dict__["saga_doors"] = frozenset(
+                i for i, t in enumerate(g.terrain) if t == "door")
+        if doors:
+            for sq in g.within(a.pos, 1):
+                i = g.index(*sq)
+                if (i in doors and i not in g.broken and enc.occupant(sq) is None
+                        and not self._object_state(enc, i).get("disabled")):
+                    out.append(i)
         ground = enc.extra.get("ground", {}).get(f"{a.pos[0]},{a.pos[1]}", [])
         if any(x["owner"] == a.id for x in ground):
             out.append(g.index(*a.pos))
