@@ -125,8 +125,10 @@ class MaskablePolicy(Policy):
         enumeration's order: what `choose` needs, with the output layer computed for those actions only (on the
         numpy path)."""
         enc, actor = battle.enc, battle.enc.actor
-        idx, decisions = self.codec.encodable(battle.legal(), enc, actor)
-        rows = np.array(idx, dtype=np.intp)
+        legal = battle.legal()
+        pairs = [(i, d) for i, d in zip(self.codec.indices(legal, enc, actor), legal) if i is not None]
+        rows = np.array([i for i, _ in pairs], dtype=np.intp)
+        decisions = [d for _, d in pairs]
         obs = self.encoder.encode(enc, actor, self._obs)
         if self._numpy_path():
             _, w, b = self._layers[-1]

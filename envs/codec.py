@@ -101,44 +101,36 @@ class ActionCodec:
                 return Decision(key, target=pool[k]) if k < len(pool) else None
         return None
 
-    def encodable(self, legal: list[Decision], enc: Encounter, actor: Unit) -> tuple[list[int], list[Decision]]:
-        """(indices, decisions): the legal decisions this layout can express, with their indices, in `legal`'s
-        order (a run beyond the square window is left out)."""
+    def indices(self, legal: list[Decision], enc: Encounter, actor: Unit) -> list[int | None]:
+        """The index of each legal decision, in `legal`'s order; None where this layout cannot express it (a
+        run beyond the square window)."""
         mine, other = self.side_lists(enc, actor)
         slot_mine = {u: k for k, u in enumerate(mine)}
         slot_other = {u: k for k, u in enumerate(other)}
         blocks, R, side = self.blocks, self.radius, self.side
         ax, ay = actor.pos[0] - R, actor.pos[1] - R
-        idx: list[int] = []
-        kept: list[Decision] = []
+        idx: list[int | None] = []
+        append = idx.append
         for d in legal:  # the same arithmetic as `encode`, inlined: this runs for every decision of a turn
             block = blocks.get(d[0])
             if block is None:
-                if d[0] == END_TURN:
-                    idx.append(0)
-                    kept.append(d)
+                append(0 if d[0] == END_TURN else None)
                 continue
             start, kind, count = block
             if kind == "square":
                 i, j = d[2][0] - ax, d[2][1] - ay
-                if 0 <= i < side and 0 <= j < side:
-                    idx.append(start + i + j * side)
-                    kept.append(d)
+                append(start + i + j * side if 0 <= i < side and 0 <= j < side else None)
             elif kind == "none":
-                if d[3] < count:
-                    idx.append(start + d[3])
-                    kept.append(d)
+                append(start + d[3] if d[3] < count else None)
             else:
                 k = (slot_mine if kind == "ally" else slot_other).get(d[1])
-                if k is not None and k < count:
-                    idx.append(start + k)
-                    kept.append(d)
-        return idx, kept
+                append(start + k if k is not None and k < count else None)
+        return idx
 
     def mask(self, legal: list[Decision], enc: Encounter, actor: Unit) -> np.ndarray:
         """Boolean mask over the action space: True exactly at the encodable legal decisions."""
         m = np.zeros(self.n, dtype=bool)
-        m[self.encodable(legal, enc, actor)[0]] = True
+        m[[i for i in self.indices(legal, enc, actor) if i is not None]] = True
         return m
 
     def label(self, index: int) -> str:
