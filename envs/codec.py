@@ -24,6 +24,13 @@ from engine.core.ruleset import Ruleset
 from engine.core.state import Encounter
 from engine.core.units import Unit
 
+try:  # the per-decision loop in C (envs/_native.c), built by `pip install`; Python below otherwise
+    from . import _native
+except ImportError:  # pragma: no cover - only without a C compiler
+    _native = None
+
+_KIND_CODES = {"none": 0, "square": 1, "ally": 2}  # anything else: a unit of the other side (3)
+
 
 class ActionCodec:
     def __init__(self, ruleset: Ruleset, max_per_side: int, map_w: int, map_h: int, radius: int = 8):
@@ -46,6 +53,7 @@ class ActionCodec:
             self.names += [key] * count
             n += count
         self.n = n
+        self._table = {key: (start, _KIND_CODES.get(kind, 3), count) for key, (start, kind, count) in self.blocks.items()}
         self._kinds = [(start, start + count, key, kind) for key, (start, kind, count) in self.blocks.items()]
 
     @property
@@ -104,11 +112,19 @@ class ActionCodec:
     def indices(self, legal: list[Decision], enc: Encounter, actor: Unit) -> list[int | None]:
         """The index of each legal decision, in `legal`'s order; None where this layout cannot express it (a
         run beyond the square window)."""
+        return self._indices(legal, enc, actor, None)
+
+    def _indices(self, legal: list[Decision], enc: Encounter, actor: Unit, mask: np.ndarray | None
+                 ) -> list[int | None]:
+        """`indices`, also setting `mask` (when given) True at each index."""
         mine, other = self.side_lists(enc, actor)
         slot_mine = {u: k for k, u in enumerate(mine)}
         slot_other = {u: k for k, u in enumerate(other)}
-        blocks, R, side = self.blocks, self.radius, self.side
+        R, side = self.radius, self.side
         ax, ay = actor.pos[0] - R, actor.pos[1] - R
+        if _native is not None:
+            return _native.action_indices(legal, self._table, slot_mine, slot_other, ax, ay, side, END_TURN, mask)
+        blocks = self.blocks
         idx: list[int | None] = []
         append = idx.append
         for d in legal:  # the same arithmetic as `encode`, inlined: this runs for every decision of a turn
@@ -125,12 +141,14 @@ class ActionCodec:
             else:
                 k = (slot_mine if kind == "ally" else slot_other).get(d[1])
                 append(start + k if k is not None and k < count else None)
+        if mask is not None:
+            mask[[i for i in idx if i is not None]] = True
         return idx
 
     def mask(self, legal: list[Decision], enc: Encounter, actor: Unit) -> np.ndarray:
         """Boolean mask over the action space: True exactly at the encodable legal decisions."""
         m = np.zeros(self.n, dtype=bool)
-        m[[i for i in self.indices(legal, enc, actor) if i is not None]] = True
+        self._indices(legal, enc, actor, m)
         return m
 
     def label(self, index: int) -> str:

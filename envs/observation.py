@@ -20,6 +20,12 @@ from engine.core.ruleset import Ruleset
 from engine.core.state import Encounter
 from engine.core.units import Unit
 
+try:  # the unit rows in C (envs/_native.c), built by `pip install`; Python below otherwise
+    from . import _native
+except ImportError:  # pragma: no cover - only without a C compiler
+    _native = None
+
+_METRIC_CODES = {"alternating": 0, "chebyshev": 1, "manhattan": 2}
 PLANES = ("impassable", "low_cover", "heavy_cover", "difficult", "door", "ally", "enemy", "threatened", "off_map")
 BASE_UNIT = 9 + 4
 
@@ -66,32 +72,12 @@ class ObservationEncoder:
         else:
             got = [(rs.unit_features(enc, u), rs.threat_estimate(enc, actor, u) + rs.threat_estimate(enc, u, actor)
                     if u.side != side_a and u.active else None) for u in present]
-        zeros = [0.0] * uw
-        actor_hp = max(1, actor.hp)
-        k = 0
-        for u in rows:
-            if u is None:
-                vals += zeros
-                continue
-            x, y = u.pos
-            dist = grid.distance(actor.pos, u.pos)
-            feats, threat = got[k]
-            k += 1
-            vals += [1.0, float(u.active), u.hp / max(1, u.max_hp), u.hp / 50, x / W, y / H,
-                     (x - ax) / W, (y - ay) / H, dist / 20]
-            vals += feats
-            if threat is not None:
-                p, dmg, q, back = threat
-                vals += [p, dmg / max(1, u.hp), q, back / actor_hp]
-            else:
-                vals += [0.0, 0.0, 0.0, 0.0]
-            if len(feats) + BASE_UNIT < uw:
-                vals += [0.0] * (uw - len(feats) - BASE_UNIT)
         base = self.n_global + self.n_rows * uw
-        head = obs[:base]
-        head[:] = array("d", vals)  # faster than from a list; the same float32 values
-        np.minimum(head, 5.0, out=head)  # = np.clip(head, -5, 5), cheaper for a short slice
-        np.maximum(head, -5.0, out=head)
+        if _native is not None:
+            obs[:self.n_global] = array("d", [min(5.0, max(-5.0, v)) for v in vals])
+            _native.unit_rows(obs, self.n_global, rows, got, actor, W, H, uw, BASE_UNIT, _METRIC_CODES[grid.metric])
+        else:
+            self._unit_rows(obs[:base], vals, rows, got, actor, grid, W, H)
         # map planes: terrain, off-map and threatened squares from padded per-map arrays, units set per square
         side, R = self.side, self.radius
         maps = obs[base:base + len(PLANES) * side * side].reshape(len(PLANES), side, side)
@@ -114,6 +100,37 @@ class ObservationEncoder:
                 if 0 <= i < side and 0 <= j < side:
                     maps[5 if u.side == side_a else 6, j, i] = 1.0
         return obs
+
+    def _unit_rows(self, head: np.ndarray, vals: list[float], rows: list[Unit | None], got: list, actor: Unit,
+                   grid, W: int, H: int) -> None:
+        """The globals `vals` and the unit rows into `head`, clipped to [-5, 5] (Python version of
+        `_native.unit_rows`)."""
+        uw = self.unit_width
+        ax, ay = actor.pos
+        zeros = [0.0] * uw
+        actor_hp = max(1, actor.hp)
+        k = 0
+        for u in rows:
+            if u is None:
+                vals += zeros
+                continue
+            x, y = u.pos
+            dist = grid.distance(actor.pos, u.pos)
+            feats, threat = got[k]
+            k += 1
+            vals += [1.0, float(u.active), u.hp / max(1, u.max_hp), u.hp / 50, x / W, y / H,
+                     (x - ax) / W, (y - ay) / H, dist / 20]
+            vals += feats
+            if threat is not None:
+                p, dmg, q, back = threat
+                vals += [p, dmg / max(1, u.hp), q, back / actor_hp]
+            else:
+                vals += [0.0, 0.0, 0.0, 0.0]
+            if len(feats) + BASE_UNIT < uw:
+                vals += [0.0] * (uw - len(feats) - BASE_UNIT)
+        head[:] = array("d", vals)  # faster than from a list; the same float32 values
+        np.minimum(head, 5.0, out=head)  # = np.clip(head, -5, 5), cheaper for a short slice
+        np.maximum(head, -5.0, out=head)
 
     def _threat_plane(self, grid, reaches: tuple) -> np.ndarray:
         """Squares of the map within reach of any of `reaches` ((x, y), reach) (not their own squares unless
