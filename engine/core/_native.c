@@ -366,8 +366,60 @@ done:
     return out;
 }
 
+/* build_transitions(width, height, mult, walls, alternating) -> bytes: the flat transition table of
+ * grid._Geometry.flat_transitions (int32s, STRIDE a state) from the squares' move cost multipliers (bytes: 0 =
+ * cannot be entered) and walls (bytes: 1 = a wall, whose corner a diagonal step cannot cut). */
+static PyObject *build_transitions(PyObject *self, PyObject *args) {
+    static const int DX[8] = {1, 1, 0, -1, -1, -1, 0, 1}, DY[8] = {0, 1, 1, 1, 0, -1, -1, -1};
+    int width, height, alternating, i, d;
+    Py_buffer mult, walls;
+    PyObject *out = NULL;
+    if (!PyArg_ParseTuple(args, "iiy*y*p", &width, &height, &mult, &walls, &alternating))
+        return NULL;
+    if (width <= 0 || height <= 0 || mult.len < (Py_ssize_t)width * height || walls.len < (Py_ssize_t)width * height) {
+        PyErr_SetString(PyExc_ValueError, "build_transitions: tables smaller than the map");
+        goto done;
+    }
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)width * height * 2 * STRIDE * sizeof(int));
+    if (!out)
+        goto done;
+    {
+        int *T = (int *)PyBytes_AS_STRING(out);
+        const unsigned char *m = mult.buf, *w = walls.buf;
+        memset(T, 0, (size_t)width * height * 2 * STRIDE * sizeof(int));
+        for (i = 0; i < width * height; i++) {
+            int x = i % width, y = i / width, *even = T + (Py_ssize_t)(2 * i) * STRIDE, *odd = even + STRIDE;
+            for (d = 0; d < 8; d++) {
+                int nx = x + DX[d], ny = y + DY[d], j, diag, k;
+                if (nx < 0 || nx >= width || ny < 0 || ny >= height)
+                    continue;
+                j = ny * width + nx;
+                diag = DX[d] != 0 && DY[d] != 0;
+                if (diag && (w[y * width + nx] || w[ny * width + x]))
+                    continue;
+                if (!m[j])
+                    continue;
+                k = even[0]++;
+                even[1 + 3 * k] = diag && alternating ? 2 * j + 1 : 2 * j;
+                even[2 + 3 * k] = m[j];
+                even[3 + 3 * k] = j;
+                k = odd[0]++;
+                odd[1 + 3 * k] = diag && alternating ? 2 * j : 2 * j + 1;
+                odd[2 + 3 * k] = diag && alternating ? 2 * m[j] : m[j];
+                odd[3 + 3 * k] = j;
+            }
+        }
+    }
+done:
+    PyBuffer_Release(&mult);
+    PyBuffer_Release(&walls);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"search", search, METH_VARARGS, "search(trans, start, budget, blocked) -> {square: cost} (grid.Grid._search)"},
+    {"build_transitions", build_transitions, METH_VARARGS,
+     "build_transitions(width, height, mult, walls, alternating) -> bytes (grid._Geometry.flat_transitions)"},
     {"path", path, METH_VARARGS,
      "path(trans, start, goal, budget, blocked, danger, width, alternating) -> [square] | None (grid.Grid.path)"},
     {NULL, NULL, 0, NULL},

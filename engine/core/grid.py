@@ -30,6 +30,7 @@ DIRECTIONS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -
 METRICS = ("alternating", "chebyshev", "manhattan")
 # Shapes shared by every map: (metric, reach) -> offsets of `within` in its order; (dx, dy, width) -> flat
 # offsets of a line's squares (a line's squares depend only on the offset between its ends, see `_trace`).
+_STRIDE = 25  # ints per search state in the flat transition table of the C searches (_native.STRIDE)
 _WITHIN: dict[tuple[str, int], tuple[tuple[int, int], ...]] = {}
 _LINES: dict[tuple[int, int, int], tuple[int, ...]] = {}
 
@@ -429,6 +430,7 @@ class _Geometry:
         w, h = grid.width, grid.height
         self.width = w
         walls = [t == "wall" for t in grid.terrain]
+        self._walls = walls
         self.neighbours: list[tuple[tuple[int, bool], ...]] = []
         append = self.neighbours.append
         for cand in _candidates(w, h):
@@ -447,14 +449,17 @@ class _Geometry:
         """The neighbour table of `Grid._steps` for one state of the doors (`key`), built once."""
         got = self._steps.get(key)
         if got is None:
-            kinds = grid.terrain if not (grid.open_doors or grid.broken) else \
-                [grid.kind(i) for i in range(len(self.neighbours))]
-            mult = [0 if k in _SOLID or k == "door" else 2 if k in _DOUBLE_COST else 1 for k in kinds]
+            mult = self._multipliers(grid, key)
             got = [tuple([(j, diag, mult[j]) for j, diag in nb if mult[j]]) for nb in self.neighbours]
             if len(self._steps) > 32:
                 self._steps.clear()
             self._steps[key] = got
         return got
+
+    def _multipliers(self, grid: Grid, key) -> list[int]:
+        """Per square, what entering it costs per step (0: it cannot be entered), for one state of the doors."""
+        kinds = grid.terrain if key is None else [grid.kind(i) for i in range(self.size)]
+        return [0 if k in _SOLID or k == "door" else 2 if k in _DOUBLE_COST else 1 for k in kinds]
 
     def transitions(self, grid: Grid, key) -> list[tuple[tuple[int, int, int], ...]]:
         """Per search state 2 * square + parity (parity: an odd number of diagonals so far, which only the
@@ -483,19 +488,28 @@ class _Geometry:
 
     def flat_transitions(self, grid: Grid, key) -> array:
         """`transitions` as the flat int32 buffer of the C searches: per state, the number of moves, then up
-        to 8 (next state, cost, square), padded to `_native.STRIDE` ints."""
+        to 8 (next state, cost, square), padded to `_native.STRIDE` ints; built in C straight from the squares
+        (a new map per training episode makes this build part of every reset)."""
         got = self._flat.get(key)
         if got is None:
-            flat = array("i")
-            for moves in self.transitions(grid, key):
-                row = [len(moves)]
-                for move in moves:
-                    row += move
-                flat.extend(row + [0] * (_native.STRIDE - len(row)))
+            got = array("i")
+            got.frombytes(_native.build_transitions(
+                grid.width, grid.height, bytes(self._multipliers(grid, key)), bytes(self._walls),
+                grid.metric == "alternating"))
             if len(self._flat) > 32:
                 self._flat.clear()
-            got = self._flat[key] = flat
+            self._flat[key] = got
         return got
+
+    def flat_transitions_py(self, grid: Grid, key) -> array:
+        """`flat_transitions` from the Python tables (the test oracle of `_native.build_transitions`)."""
+        flat = array("i")
+        for moves in self.transitions(grid, key):
+            row = [len(moves)]
+            for move in moves:
+                row += move
+            flat.extend(row + [0] * (_STRIDE - len(row)))
+        return flat
 
     def sight_table(self, key) -> dict[int, tuple[bool, bool, str]]:
         """The (los, loe, cover) memo of `Grid.sight` for one state of the doors (`key`)."""

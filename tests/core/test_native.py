@@ -13,6 +13,7 @@ from engine.core.grid import Grid
 
 def test_the_c_module_is_built_and_used():
     assert G._native is not None, "engine/core/_native.c was not built: reinstall with `python3 bootstrap.py setup`"
+    assert G._native.STRIDE == G._STRIDE
 
 
 def _random_grid(rng: random.Random, metric: str) -> Grid:
@@ -37,6 +38,7 @@ def test_search_and_path_match_python(metric):
         dk = g._door_key()
         trans = g._geometry.transitions(g, dk)
         flat = g._geometry.flat_transitions(g, dk)
+        assert flat == g._geometry.flat_transitions_py(g, dk)  # built in C from the squares, as from the tables
         for _ in range(6):
             s = rng.randrange(n)
             budget = rng.randint(0, 14)
