@@ -49,6 +49,12 @@ def templates() -> dict[str, dict]:
     return raw
 
 
+@lru_cache(maxsize=None)
+def _template_stats(name: str) -> dict:
+    """A template's validated stat block with defaults filled in (shared: copy it before use)."""
+    return validate_stats(copy.deepcopy(templates()[name]), f"units.yaml '{name}'")
+
+
 def validate_stats(block: dict, where: str) -> dict:
     """Check a stat block's keys and types; returns it with defaults filled in."""
     out: dict[str, Any] = {}
@@ -119,15 +125,15 @@ def _weapon(w: Any, where: str) -> dict:
 def make_unit(uid: int, spec: dict, where: str) -> Unit:
     """A unit from an encounter entry: template, then any stat overrides, then play state."""
     tpl_name = spec.get("template")
-    base: dict = {}
-    if tpl_name is not None:
-        lib = templates()
-        if tpl_name not in lib:
-            raise InputError(f"unknown template '{tpl_name}'", where, f"Saga templates: {', '.join(sorted(lib))}")
-        base = copy.deepcopy(lib[tpl_name])
+    if tpl_name is not None and tpl_name not in templates():
+        raise InputError(f"unknown template '{tpl_name}'", where, f"Saga templates: {', '.join(sorted(templates()))}")
     overrides = {k: v for k, v in spec.items() if k not in UNIT_KEYS}
-    base.update(overrides)
-    stats = validate_stats(base, f"{where} ({spec.get('name')})")
+    if tpl_name is not None and not overrides:  # the template as it is (every training episode makes units)
+        stats = copy.deepcopy(_template_stats(tpl_name))
+    else:
+        base = copy.deepcopy(templates()[tpl_name]) if tpl_name is not None else {}
+        base.update(overrides)
+        stats = validate_stats(base, f"{where} ({spec.get('name')})")
     hp = spec.get("hp_now", stats["hp"])
     if not isinstance(hp, int) or not 0 < hp <= stats["hp"]:
         raise InputError(f"hp_now {hp!r} must be 1..{stats['hp']}", where)
