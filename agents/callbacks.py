@@ -118,6 +118,8 @@ class LeagueCallback(BaseCallback):
         return True
 
     def _on_rollout_end(self) -> None:
+        # envs in worker processes hold copies of the league: bring them up to date once a rollout
+        self.training_env.env_method("sync_opponent", self.league.state())
         self.logger.record("league/stage", self.league.stage_index())
         self.logger.record("league/snapshots", len(self.league.snapshots))
 
@@ -154,14 +156,13 @@ class EpisodeStatsCallback(BaseCallback):
         if dones is None or not np.any(dones):
             return True
         infos = self.locals.get("infos", [])
-        opponents = self.training_env.get_attr("opponent")
         for i, done in enumerate(dones):
             if not done:
                 continue
             info = infos[i]
             won = float(info.get("winner") == info.get("learner_side"))
             self.results.append(won)
-            kind = getattr(opponents[i], "last_kind", "opponent")
+            kind = info.get("opponent", "opponent")
             self.by_kind.setdefault(kind, deque(maxlen=100)).append(won)
         return True
 

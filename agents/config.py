@@ -204,7 +204,11 @@ class TrainSection(_Section):
 
     total_timesteps: int = Field(1_000_000, ge=1, description="learner steps to train for")
     seed: int = Field(0, ge=0, description="seed of the model and the envs")
-    n_envs: int = Field(16, ge=1, description="envs in the DummyVecEnv")
+    n_envs: int = Field(16, ge=1, description="envs stepped together")
+    workers: int = Field(1, ge=1, le=64, description="processes stepping the envs: 1 = all in the learner's process "
+                                                      "(DummyVecEnv); more = n_envs split over that many worker "
+                                                      "processes (agents/vec_env.py), worth it with a free core each "
+                                                      "when env steps are slow (heuristic opponents)")
     torch_threads: int = Field(1, ge=1, le=64, description="torch.set_num_threads")
     checkpoint_freq: int = Field(100_000, ge=1, description="save checkpoints/step_<N>.zip every this many steps")
     progress_bar: bool = Field(True, description="show a progress bar")

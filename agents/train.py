@@ -3,7 +3,8 @@
 The loop, in the order it happens (`run`):
   1. resolve the run directory `runs/<name>__<timestamp>/` (or reuse it with --resume) and write config.yaml;
   2. `make_vec_env(cfg)`: `train.n_envs` TacticsEnvs in one DummyVecEnv (on 2 cores, many envs in one
-     process beat SubprocVecEnv), each with a `MixedOpponent` that draws its opponent at every episode
+     process beat SubprocVecEnv), or split over `train.workers` processes (agents/vec_env.py), each with
+     a `MixedOpponent` that draws its opponent at every episode
      start from the current stage of `env.opponent` (random / heuristic / checkpoint / league snapshot);
   3. `build_model(cfg, venv)`: MaskablePPO with a small MLP (or the latest checkpoint on --resume);
   4. `model.learn` with callbacks: league snapshots, checkpoints, masked evaluation and TensorBoard
@@ -58,6 +59,10 @@ class League:
             if p not in keep:
                 del self._loaded[p]
 
+    def state(self) -> dict:
+        """What a copy of the league in a worker process needs to follow this one (`MixedOpponent.sync`)."""
+        return {"step": self.step, "snapshots": [str(p) for p in self.snapshots]}
+
     def shares(self) -> dict[str, float]:
         return self.ocfg.stage_at(self.step).shares()
 
@@ -91,11 +96,17 @@ class MixedOpponent(Policy):
         self.league = league
         self.rng = np.random.default_rng(seed)
         self.rules = {"random": rule_policy("random", seed), "heuristic": rule_policy("heuristic", seed)}
-        self.kind = self.last_kind = "random"
+        self.kind = "random"
         self.current: Policy = self.rules["random"]
 
+    def sync(self, state: dict) -> None:
+        """Take the learner's league state (`League.state`): in a worker process the league is a copy."""
+        self.league.step = state["step"]
+        for path in state["snapshots"]:
+            if Path(path) not in self.league.snapshots:
+                self.league.add_snapshot(Path(path))
+
     def reset(self, seed: int | None = None) -> None:
-        self.last_kind = self.kind  # the kind of the episode that just ended (for per-opponent win rates)
         shares = self.league.shares()
         kinds = list(shares)
         kind = kinds[int(self.rng.choice(len(kinds), p=np.array([shares[k] for k in kinds])))]
@@ -131,12 +142,16 @@ def env_kwargs(cfg: TrainConfig) -> dict[str, Any]:
 
 
 def make_vec_env(cfg: TrainConfig, league: League | None = None):
-    """`train.n_envs` TacticsEnvs in a DummyVecEnv (VecMonitor on top), seeded from `train.seed`.
+    """`train.n_envs` TacticsEnvs in a DummyVecEnv, or a ShardedVecEnv over `train.workers` processes
+    (VecMonitor on top), seeded from `train.seed`.
 
-    Each env gets a MixedOpponent over `league` (a fresh one without snapshots if not given); the
-    league is also reachable as `venv.league`.
+    Each env gets a MixedOpponent over `league` (a fresh one without snapshots if not given; worker
+    processes hold copies, kept in step by the league callback through `sync_opponent`); the league is also
+    reachable as `venv.league`.
     """
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+
+    from .vec_env import ShardedVecEnv
 
     from envs.tactics_env import TacticsEnv
 
@@ -149,7 +164,8 @@ def make_vec_env(cfg: TrainConfig, league: League | None = None):
             return TacticsEnv(**kwargs, opponent=MixedOpponent(league, seed * 1000 + i))
         return make
 
-    venv = VecMonitor(DummyVecEnv([factory(i) for i in range(cfg.train.n_envs)]))
+    fns = [factory(i) for i in range(cfg.train.n_envs)]
+    venv = VecMonitor(ShardedVecEnv(fns, cfg.train.workers) if cfg.train.workers > 1 else DummyVecEnv(fns))
     venv.seed(seed)
     venv.league = league
     return venv

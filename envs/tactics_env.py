@@ -48,7 +48,8 @@ class TacticsEnv(gym.Env):
     masked-out action. Weights are configurable (`rewards=`).
 
     ## Episode End
-    Terminated when one side (or none) is left standing; truncated when the round limit is reached.
+    Terminated when one side (or none) is left standing; truncated when the round limit is reached. The
+    last step's info has `winner`, `rounds` and `opponent` (the opponent policy's kind or name).
 
     ## Arguments
     `ruleset`, `encounters` (paths or Encounter objects; otherwise random ones from `generator` kwargs of
@@ -174,6 +175,13 @@ class TacticsEnv(gym.Env):
         """Legal actions now (MaskablePPO reads this from the env class itself)."""
         return self._mask.copy()
 
+    def sync_opponent(self, state: dict) -> None:
+        """Hand a trainer's state (e.g. its league of snapshots) to an opponent that follows it (one with a
+        `sync` method); others ignore it. The trainer calls this through `VecEnv.env_method`."""
+        sync = getattr(self.opponent, "sync", None)
+        if sync is not None:
+            sync(state)
+
     def render(self):
         if self.battle is None:
             return ""
@@ -231,6 +239,7 @@ class TacticsEnv(gym.Env):
         if b is not None and b.over:
             info["winner"] = b.enc.winner
             info["rounds"] = b.enc.round
+            info["opponent"] = getattr(self.opponent, "kind", None) or getattr(self.opponent, "name", "opponent")
         if self.record_events:
             info["events"] = self.events
         return info

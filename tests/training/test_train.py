@@ -115,3 +115,14 @@ def test_ctrl_c_saves_a_checkpoint_and_resume_continues_the_step_count(tmp_path,
     assert steps[0] <= 256 < steps[-1] <= 768, steps  # one curve, continued
     assert [s.step for s in ea.Scalars("eval/win_rate_vs_random")] == [512, 768]
     assert (d / "eval.json").exists()
+
+
+def test_env_workers_train_the_same_way_with_the_league_in_step(tmp_path):
+    """`train.workers: 2` steps the envs in two worker processes; their league copies follow the learner's
+    (the stage switch at 512 steps and the snapshot saved there reach them: league games are played)."""
+    cfg = load_config("configs/saga/smoke.yaml", overrides=["train.workers=2", "imitation.samples=0"])
+    result = run(cfg, root=tmp_path)
+    d = Path(result["run_dir"])
+    assert result["steps"] == cfg.train.total_timesteps and not result["interrupted"]
+    tags = set(_scalars(d).Tags()["scalars"])
+    assert {"rollout/win_rate_vs_random", "rollout/win_rate_vs_league", "eval/win_rate_vs_heuristic"} <= tags

@@ -1,0 +1,164 @@
+"""ShardedVecEnv: the envs of a VecEnv split over a few worker processes, each stepping its share in a loop.
+
+SB3's SubprocVecEnv runs one env a process: on a 2-core machine 32 envs would be 32 processes. DummyVecEnv
+runs them all in the learner's process, which is best while an env step is cheap next to the framework's
+own work; a Tactician env step is not (the heuristic opponent alone costs ~0.5-1 ms a decision), so
+`workers` processes (one per core) each run a DummyVecEnv over their share of the envs, and the learner's
+process only gathers the results. Everything else behaves as a DummyVecEnv: seeds, auto-reset with
+`terminal_observation`, `env_method` (MaskablePPO's `action_masks`), `get_attr` / `set_attr`.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from stable_baselines3.common.vec_env import DummyVecEnv
+from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper, VecEnv, VecEnvIndices
+
+
+def _worker(remote, parent_remote, fns_wrapper: CloudpickleWrapper) -> None:
+    parent_remote.close()
+    venv = DummyVecEnv(fns_wrapper.var)
+    try:
+        while True:
+            cmd, data = remote.recv()
+            if cmd == "step":
+                obs, rews, dones, infos = venv.step(data)
+                remote.send((obs, rews, dones, infos, venv.reset_infos))
+            elif cmd == "reset":
+                venv._seeds, venv._options = list(data[0]), list(data[1])
+                obs = venv.reset()
+                remote.send((obs, venv.reset_infos))
+            elif cmd == "env_method":
+                name, args, kwargs, idx = data
+                remote.send(venv.env_method(name, *args, indices=idx, **kwargs))
+            elif cmd == "get_attr":
+                remote.send(venv.get_attr(data[0], indices=data[1]))
+            elif cmd == "set_attr":
+                remote.send(venv.set_attr(data[0], data[1], indices=data[2]))
+            elif cmd == "is_wrapped":
+                remote.send(venv.env_is_wrapped(data[0], indices=data[1]))
+            elif cmd == "spaces":
+                remote.send((venv.observation_space, venv.action_space))
+            elif cmd == "close":
+                venv.close()
+                remote.close()
+                return
+            else:
+                raise NotImplementedError(f"ShardedVecEnv worker: unknown command {cmd!r}")
+    except (EOFError, KeyboardInterrupt):
+        return
+
+
+class ShardedVecEnv(VecEnv):
+    """`len(env_fns)` envs over `workers` processes (at most one per env), in order: worker k holds a
+    contiguous block of the envs. The observation space must be a Box (stacked as one array)."""
+
+    def __init__(self, env_fns: list[Callable[[], gym.Env]], workers: int = 2, start_method: str | None = None):
+        n = len(env_fns)
+        if n < 1:
+            raise ValueError("ShardedVecEnv needs at least one env")
+        workers = max(1, min(workers, n))
+        self.shards = [list(map(int, s)) for s in np.array_split(np.arange(n), workers)]
+        ctx = mp.get_context(start_method or ("fork" if sys.platform.startswith("linux") else "spawn"))
+        self.remotes, self.processes = [], []
+        for shard in self.shards:
+            remote, work_remote = ctx.Pipe()
+            p = ctx.Process(target=_worker, daemon=True,
+                            args=(work_remote, remote, CloudpickleWrapper([env_fns[i] for i in shard])))
+            p.start()
+            work_remote.close()
+            self.remotes.append(remote)
+            self.processes.append(p)
+        self.remotes[0].send(("spaces", None))
+        obs_space, act_space = self.remotes[0].recv()
+        if not isinstance(obs_space, gym.spaces.Box):
+            self.close()
+            raise TypeError("ShardedVecEnv stacks Box observations only")
+        self.waiting = self.closed = False
+        super().__init__(n, obs_space, act_space)
+
+    # ---- stepping ----------------------------------------------------------------------------------------
+    def step_async(self, actions: np.ndarray) -> None:
+        for remote, shard in zip(self.remotes, self.shards):
+            remote.send(("step", actions[shard[0]:shard[-1] + 1]))
+        self.waiting = True
+
+    def step_wait(self):
+        results = [remote.recv() for remote in self.remotes]
+        self.waiting = False
+        obs = np.concatenate([r[0] for r in results])
+        rews = np.concatenate([r[1] for r in results])
+        dones = np.concatenate([r[2] for r in results])
+        infos = [info for r in results for info in r[3]]
+        self.reset_infos = [info for r in results for info in r[4]]
+        return obs, rews, dones, infos
+
+    def reset(self):
+        for remote, shard in zip(self.remotes, self.shards):
+            remote.send(("reset", ([self._seeds[i] for i in shard], [self._options[i] for i in shard])))
+        results = [remote.recv() for remote in self.remotes]
+        self.reset_infos = [info for r in results for info in r[1]]
+        self._reset_seeds()
+        self._reset_options()
+        return np.concatenate([r[0] for r in results])
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        if self.waiting:
+            for remote in self.remotes:
+                remote.recv()
+        for remote in self.remotes:
+            try:
+                remote.send(("close", None))
+            except (BrokenPipeError, OSError):
+                pass
+        for p in self.processes:
+            p.join(timeout=5)
+            if p.is_alive():
+                p.terminate()
+        self.closed = True
+
+    # ---- per-env access ------------------------------------------------------------------------------------
+    def _route(self, indices: VecEnvIndices) -> list[tuple[int, list[int], list[int]]]:
+        """Per worker holding any of `indices`: (worker, local indices, positions in the answer)."""
+        wanted = list(self._get_indices(indices))
+        out = []
+        for k, shard in enumerate(self.shards):
+            pos = [j for j, i in enumerate(wanted) if shard[0] <= i <= shard[-1]]
+            if pos:
+                out.append((k, [wanted[j] - shard[0] for j in pos], pos))
+        return out
+
+    def _ask(self, indices: VecEnvIndices, make_message) -> list[Any]:
+        """Send each worker holding any of `indices` its message; the answers (one per env) in `indices`
+        order, or None if the workers answer None (set_attr)."""
+        routes = self._route(indices)
+        for k, local, _ in routes:
+            self.remotes[k].send(make_message(local))
+        answer: list[Any] = [None] * sum(len(pos) for _, _, pos in routes)
+        for k, _, pos in routes:
+            got = self.remotes[k].recv()
+            for j, value in zip(pos, got if got is not None else [None] * len(pos)):
+                answer[j] = value
+        return answer
+
+    def env_method(self, method_name: str, *method_args, indices: VecEnvIndices = None, **method_kwargs) -> list:
+        return self._ask(indices, lambda local: ("env_method", (method_name, method_args, method_kwargs, local)))
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list:
+        return self._ask(indices, lambda local: ("get_attr", (attr_name, local)))
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        self._ask(indices, lambda local: ("set_attr", (attr_name, value, local)))
+
+    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
+        return self._ask(indices, lambda local: ("is_wrapped", (wrapper_class, local)))
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        return [None] * self.num_envs

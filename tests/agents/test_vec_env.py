@@ -1,0 +1,53 @@
+"""ShardedVecEnv plays exactly as a DummyVecEnv over the same envs: observations, rewards, dones, infos,
+masks and per-env access, across episode ends."""
+import numpy as np
+import pytest
+from stable_baselines3.common.vec_env import DummyVecEnv
+
+from agents.vec_env import ShardedVecEnv
+from envs import TacticsEnv
+
+
+def _fns(n):
+    return [lambda i=i: TacticsEnv(opponent="random", generator={"sizes": (1, 2), "width": 8, "height": 8})
+            for i in range(n)]
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_sharded_steps_as_dummy(workers):
+    dummy, sharded = DummyVecEnv(_fns(5)), ShardedVecEnv(_fns(5), workers=workers)
+    try:
+        assert sharded.num_envs == 5 and sharded.action_space == dummy.action_space
+        dummy.seed(7)
+        sharded.seed(7)
+        np.testing.assert_array_equal(sharded.reset(), dummy.reset())
+        rng = np.random.default_rng(0)
+        ended = 0
+        for _ in range(120):
+            masks = np.stack(dummy.env_method("action_masks"))
+            np.testing.assert_array_equal(np.stack(sharded.env_method("action_masks")), masks)
+            actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+            o1, r1, d1, i1 = dummy.step(actions)
+            o2, r2, d2, i2 = sharded.step(actions)
+            np.testing.assert_array_equal(o2, o1)
+            np.testing.assert_array_equal(r2, r1)
+            np.testing.assert_array_equal(d2, d1)
+            for a, b in zip(i1, i2):
+                assert a.keys() == b.keys()
+                if "terminal_observation" in a:
+                    np.testing.assert_array_equal(a["terminal_observation"], b["terminal_observation"])
+            ended += int(d1.sum())
+        assert ended > 5  # episodes ended and auto-reset in both
+        assert sharded.get_attr("side", indices=[4, 0]) == dummy.get_attr("side", indices=[4, 0])
+        sharded.set_attr("round_limit", 3, indices=[1])
+        assert sharded.get_attr("round_limit") == [e.round_limit if i != 1 else 3 for i, e in enumerate(dummy.envs)]
+    finally:
+        sharded.close()
+        dummy.close()
+
+
+def test_close_ends_the_workers():
+    sharded = ShardedVecEnv(_fns(2), workers=2)
+    procs = list(sharded.processes)
+    sharded.close()
+    assert not any(p.is_alive() for p in procs)
