@@ -258,7 +258,9 @@ def run_all(seconds: float = 5.0, parts: tuple[str, ...] = ("engine", "policy", 
     import platform
 
     res: dict[str, Any] = {"python": platform.python_version(), "cpus": os.cpu_count(), "seconds": seconds,
-                           "targets": TARGETS}
+                           "targets": TARGETS,
+                           # other work on the machine slows every figure (a busy sibling core included)
+                           "load_average_1min": round(os.getloadavg()[0], 2)}
     if "engine" in parts:
         res["engine"] = engine_rate(seconds)
     if "policy" in parts:

@@ -35,7 +35,8 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps(res, indent=2))
             return
-        typer.echo(f"python {res['python']}, {res['cpus']} cpus, {seconds:g} s per measurement")
+        typer.echo(f"python {res['python']}, {res['cpus']} cpus, {seconds:g} s per measurement, load average "
+                   f"{res['load_average_1min']:g} before the run (anything well above 0 slows every figure)")
         if "engine" in res:
             e = res["engine"]
             typer.echo(f"engine    {e['decisions_per_s']:>10,.0f} decisions/s   (mask + observation + apply; "

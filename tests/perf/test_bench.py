@@ -39,7 +39,7 @@ def test_training_and_latency_report_their_fields():
     assert t["n_envs"] == 2 and t["skirmish"]["steps"] >= 32 and t["null_env"]["steps"] >= 32
     assert t["ratio"] > 0
     lat = bench.decision_latency(decisions=30)
-    assert lat["decisions"] > 0 and 0 < lat["p50_ms"] <= lat["p99_ms"]
+    assert lat["decisions"] > 0 and 0 < lat["p50_ms"] <= lat["p99_ms"] and 0 < lat["cpu_p99_ms"]
 
 
 def test_cli_prints_json_with_the_engine_figure():
@@ -49,7 +49,7 @@ def test_cli_prints_json_with_the_engine_figure():
         res = CliRunner().invoke(app, ["bench", *args])
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
-    assert data["engine"]["decisions"] > 0 and "targets" in data
+    assert data["engine"]["decisions"] > 0 and "targets" in data and data["load_average_1min"] >= 0
     text = CliRunner().invoke(app, ["bench", "--seconds", "0.05", "--only", "engine"])
     if text.exit_code != 0:
         text = CliRunner().invoke(app, ["--seconds", "0.05", "--only", "engine"])
