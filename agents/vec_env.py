@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -20,12 +21,27 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper, VecEnv, VecEnvIndices
 
 
+class _Failure:
+    """What a worker sends back instead of an answer when its envs raised: the traceback as text."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+
 def _worker(remote, parent_remote, fns_wrapper: CloudpickleWrapper) -> None:
     parent_remote.close()
-    venv = DummyVecEnv(fns_wrapper.var)
     try:
-        while True:
+        venv = DummyVecEnv(fns_wrapper.var)
+    except Exception:  # noqa: BLE001 - reported to the learner's process, which raises it
+        remote.recv()
+        remote.send(_Failure(traceback.format_exc()))
+        return
+    while True:
+        try:
             cmd, data = remote.recv()
+        except (EOFError, KeyboardInterrupt):
+            return
+        try:
             if cmd == "step":
                 obs, rews, dones, infos = venv.step(data)
                 remote.send((obs, rews, dones, infos, venv.reset_infos))
@@ -50,8 +66,8 @@ def _worker(remote, parent_remote, fns_wrapper: CloudpickleWrapper) -> None:
                 return
             else:
                 raise NotImplementedError(f"ShardedVecEnv worker: unknown command {cmd!r}")
-    except (EOFError, KeyboardInterrupt):
-        return
+        except Exception:  # noqa: BLE001 - reported to the learner's process, which raises it
+            remote.send(_Failure(traceback.format_exc()))
 
 
 class ShardedVecEnv(VecEnv):
@@ -74,13 +90,26 @@ class ShardedVecEnv(VecEnv):
             work_remote.close()
             self.remotes.append(remote)
             self.processes.append(p)
-        self.remotes[0].send(("spaces", None))
-        obs_space, act_space = self.remotes[0].recv()
+        self.waiting = self.closed = False
+        try:
+            self.remotes[0].send(("spaces", None))
+            obs_space, act_space = self._gather([self.remotes[0]])[0]
+        except RuntimeError:
+            self.close()
+            raise
         if not isinstance(obs_space, gym.spaces.Box):
             self.close()
             raise TypeError("ShardedVecEnv stacks Box observations only")
-        self.waiting = self.closed = False
         super().__init__(n, obs_space, act_space)
+
+    @staticmethod
+    def _gather(remotes) -> list[Any]:
+        """The answer of each remote, all read before an env's failure is raised (with its traceback)."""
+        got = [remote.recv() for remote in remotes]
+        for g in got:
+            if isinstance(g, _Failure):
+                raise RuntimeError("an env raised in a ShardedVecEnv worker:\n" + g.text)
+        return got
 
     # ---- stepping ----------------------------------------------------------------------------------------
     def step_async(self, actions: np.ndarray) -> None:
@@ -89,8 +118,8 @@ class ShardedVecEnv(VecEnv):
         self.waiting = True
 
     def step_wait(self):
-        results = [remote.recv() for remote in self.remotes]
         self.waiting = False
+        results = self._gather(self.remotes)
         obs = np.concatenate([r[0] for r in results])
         rews = np.concatenate([r[1] for r in results])
         dones = np.concatenate([r[2] for r in results])
@@ -101,7 +130,7 @@ class ShardedVecEnv(VecEnv):
     def reset(self):
         for remote, shard in zip(self.remotes, self.shards):
             remote.send(("reset", ([self._seeds[i] for i in shard], [self._options[i] for i in shard])))
-        results = [remote.recv() for remote in self.remotes]
+        results = self._gather(self.remotes)
         self.reset_infos = [info for r in results for info in r[1]]
         self._reset_seeds()
         self._reset_options()
@@ -113,6 +142,7 @@ class ShardedVecEnv(VecEnv):
         if self.waiting:
             for remote in self.remotes:
                 remote.recv()
+            self.waiting = False
         for remote in self.remotes:
             try:
                 remote.send(("close", None))
@@ -142,8 +172,8 @@ class ShardedVecEnv(VecEnv):
         for k, local, _ in routes:
             self.remotes[k].send(make_message(local))
         answer: list[Any] = [None] * sum(len(pos) for _, _, pos in routes)
-        for k, _, pos in routes:
-            got = self.remotes[k].recv()
+        answers = self._gather([self.remotes[k] for k, _, _ in routes])
+        for (k, _, pos), got in zip(routes, answers):
             for j, value in zip(pos, got if got is not None else [None] * len(pos)):
                 answer[j] = value
         return answer

@@ -51,3 +51,19 @@ def test_close_ends_the_workers():
     procs = list(sharded.processes)
     sharded.close()
     assert not any(p.is_alive() for p in procs)
+
+
+class _Broken(TacticsEnv):
+    def step(self, action):
+        raise ValueError("this env is broken")
+
+
+def test_an_env_failing_in_a_worker_raises_with_its_traceback():
+    sharded = ShardedVecEnv([lambda: TacticsEnv(opponent="random"), lambda: _Broken(opponent="random")], workers=2)
+    try:
+        sharded.reset()
+        with pytest.raises(RuntimeError, match="this env is broken"):
+            sharded.step(np.zeros(2, dtype=int))
+        assert sharded.get_attr("side", indices=[0])  # the workers still answer
+    finally:
+        sharded.close()
