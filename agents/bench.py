@@ -190,7 +190,7 @@ def training_rate(seconds: float = 10.0, cfg_path: Path = SKIRMISH_CONFIG,
     ceiling = _timed_learn(model_null, seconds)
     venv.close()
     null.close()
-    return {"trainer": how, "n_envs": venv.num_envs, "n_steps": model.n_steps, "batch_size": model.batch_size,
+    return {"trainer": how, "n_envs": venv.num_envs, "workers": cfg.train.workers, "n_steps": model.n_steps, "batch_size": model.batch_size,
             "torch_threads": torch.get_num_threads(), "skirmish": real, "null_env": ceiling,
             "steps_per_s": real["steps_per_s"], "ceiling_steps_per_s": ceiling["steps_per_s"],
             "ratio": round(real["steps_per_s"] / max(1e-9, ceiling["steps_per_s"]), 3)}

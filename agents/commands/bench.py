@@ -52,10 +52,10 @@ def register(app: typer.Typer) -> None:
                            f"(choose {h['choose_ms_mean']} ms mean, both sides)")
         if "training" in res:
             t = res["training"]
-            typer.echo(f"training  {t['steps_per_s']:>10,.0f} steps/s       ({t['trainer']}; {t['n_envs']} envs x "
-                       f"{t['n_steps']} steps, batch {t['batch_size']}; target >= "
+            typer.echo(f"training  {t['steps_per_s']:>10,.0f} steps/s       ({t['trainer']}; {t['n_envs']} envs in "
+                       f"{t['workers']} process(es) x {t['n_steps']} steps, batch {t['batch_size']}; target >= "
                        f"{TARGETS['train_steps_per_s']:,})")
-            typer.echo(f"ceiling   {t['ceiling_steps_per_s']:>10,.0f} steps/s       (same trainer, do-nothing env)")
+            typer.echo(f"ceiling   {t['ceiling_steps_per_s']:>10,.0f} steps/s       (same trainer, do-nothing envs in its own process)")
             typer.echo(f"ratio     {t['ratio']:>10.3f}               (target >= {TARGETS['train_ratio']})")
         if "latency" in res:
             lat = res["latency"]
