@@ -14,8 +14,8 @@ def register(app: typer.Typer) -> None:
                                             help="time per measurement (training gets twice this per trainer)"),
               only: list[str] = typer.Option([], "--only", help=f"run only these parts: {', '.join(PARTS)}"),
               as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
-              n_envs: int = typer.Option(0, "--n-envs", help="trainer: number of envs (0 = the config's)"),
-              n_steps: int = typer.Option(0, "--n-steps", help="trainer: rollout length (0 = the config's)"),
+              overrides: list[str] = typer.Option([], "--set", help="trainer: override a key of the skirmish "
+                                                  "config, e.g. --set train.workers=2 --set train.n_envs=64"),
               latency_decisions: int = typer.Option(2000, "--decisions", min=20,
                                                     help="NPC decisions timed for the latency figure")):
         """Measure speed: engine decisions/s (mask + observation + apply, 4v4 Saga 16x16, one core),
@@ -25,12 +25,14 @@ def register(app: typer.Typer) -> None:
         bad = [p for p in only if p not in PARTS]
         if bad:
             raise typer.BadParameter(f"unknown part(s) {', '.join(bad)}; use {', '.join(PARTS)}", param_hint="--only")
-        over = []
-        if n_envs:
-            over.append(f"train.n_envs={n_envs}")
-        if n_steps:
-            over += [f"ppo.n_steps={n_steps}", f"ppo.batch_size={min(1024, n_steps * (n_envs or 16))}"]
-        res = run_all(seconds, tuple(only) or PARTS, train_overrides=over or None,
+        from agents.config import ConfigError, load_config
+        from agents.bench import SKIRMISH_CONFIG
+
+        try:  # a bad override is reported like `tactician train` reports it, before anything is measured
+            load_config(SKIRMISH_CONFIG, list(overrides))
+        except ConfigError as e:
+            raise typer.BadParameter(str(e), param_hint="--set")
+        res = run_all(seconds, tuple(only) or PARTS, train_overrides=list(overrides) or None,
                       latency_decisions=latency_decisions)
         if as_json:
             typer.echo(json.dumps(res, indent=2))

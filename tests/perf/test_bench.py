@@ -56,3 +56,5 @@ def test_cli_prints_json_with_the_engine_figure():
     assert "decisions/s" in text.output
     bad = CliRunner().invoke(app, ["bench", "--only", "nonsense"])
     assert bad.exit_code != 0
+    bad_key = CliRunner().invoke(app, ["bench", "--only", "train", "--set", "train.nope=2"])
+    assert bad_key.exit_code != 0 and "train.nope" in bad_key.output
