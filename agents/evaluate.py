@@ -14,6 +14,7 @@ action), `tactics/cover_rate` (its units' turns ended in cover from the nearest 
 from __future__ import annotations
 
 import math
+import multiprocessing as mp
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -224,22 +225,48 @@ def summarise(stats: list[EpisodeStats], catalogue: list[str] | None = None) -> 
 
 def evaluate(policy: Policy, opponent: Policy, ruleset: Ruleset | str, episodes: int = 40, seed: int = 0,
              source: EncounterSource | None = None, narrate_first: bool = False,
-             progress: Callable[[int], None] | None = None) -> tuple[dict[str, Any], list[EpisodeStats]]:
+             progress: Callable[[int], None] | None = None,
+             workers: int = 1) -> tuple[dict[str, Any], list[EpisodeStats]]:
     """Play `episodes` battles (both seats of each encounter); returns (summary, per-episode stats).
 
-    With `narrate_first`, the first episode's narration and final encounter are kept (`stats[0]`).
+    With `narrate_first`, the first episode's narration and final encounter are kept (`stats[0]`). With
+    `workers` > 1 the episodes are shared out over that many forked processes: each episode depends only on
+    its seed (the policies are reset with it), so the results are the same as with one.
     """
     rs = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     source = source or encounter_source(rs)
     sides = rs.sides
-    stats: list[EpisodeStats] = []
-    for i in range(episodes):
+
+    def one(i: int) -> EpisodeStats:
         s = seed + i // 2
-        side = sides[i % 2]
-        stats.append(play_episode(rs, source(s), policy, opponent, side, s, narrate=narrate_first and i == 0))
+        return play_episode(rs, source(s), policy, opponent, sides[i % 2], s, narrate=narrate_first and i == 0)
+
+    stats: list[EpisodeStats] = []
+    for i in range(episodes if workers <= 1 or "fork" not in mp.get_all_start_methods() else 1):
+        stats.append(one(i))  # in this process: all of them, or the first (narrated, its final map kept)
         if progress:
             progress(i + 1)
+    if len(stats) < episodes:
+        global _EPISODE
+        _EPISODE = one
+        try:
+            with mp.get_context("fork").Pool(min(workers, episodes - 1)) as pool:
+                for st in pool.imap(_play_forked, range(1, episodes), chunksize=max(1, episodes // (8 * workers))):
+                    stats.append(st)
+                    if progress:
+                        progress(len(stats))
+        finally:
+            _EPISODE = None
     return summarise(stats, list(rs.catalogue)), stats
+
+
+_EPISODE: Callable[[int], EpisodeStats] | None = None  # the episode function that forked workers inherit
+
+
+def _play_forked(i: int) -> EpisodeStats:
+    st = _EPISODE(i)
+    st.final = None  # the final encounter (and its map's caches) is only kept for the first episode
+    return st
 
 
 def opponent_policy(spec: str, ruleset: Ruleset, seed: int = 0) -> Policy:

@@ -18,6 +18,8 @@ def register(app: typer.Typer) -> None:
               seed: int = typer.Option(0, "--seed", help="first encounter seed"),
               encounter: list[Path] = typer.Option([], "--encounter",
                                                    help="encounter file(s) instead of random encounters"),
+              workers: int = typer.Option(1, "--workers", min=1,
+                                          help="processes playing the episodes (same results; 2 on 2 cores)"),
               as_json: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
         """Win / draw / loss with 95% Wilson intervals, rounds and damage traded, on fixed seeds, both seats."""
         from rich.console import Console
@@ -48,7 +50,7 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(2)
         results = {}
         for name, opp in opponents.items():
-            summary, _ = evaluate(learner, opp, rs, episodes, seed, source)
+            summary, _ = evaluate(learner, opp, rs, episodes, seed, source, workers=workers)
             results[name] = summary
         if as_json:
             first = results[vs[0]]

@@ -41,6 +41,21 @@ def test_evaluation_plays_both_seats_of_each_encounter():
     assert again == summary
 
 
+def test_workers_give_the_same_results():
+    """Episodes depend only on their seeds: shared out over forked processes they come out the same."""
+    from agents.policies import load_policy
+
+    rs = get_ruleset("saga")
+    one, stats1 = evaluate(load_policy("zoo:saga", rs), load_policy("heuristic", rs, seed=1), rs, episodes=8, seed=5,
+                           source=_small_source(rs), narrate_first=True)
+    two, stats2 = evaluate(load_policy("zoo:saga", rs), load_policy("heuristic", rs, seed=1), rs, episodes=8, seed=5,
+                           source=_small_source(rs), narrate_first=True, workers=2)
+    assert two == one
+    assert [(s.side, s.winner, s.damage_dealt, s.actions) for s in stats2] == \
+        [(s.side, s.winner, s.damage_dealt, s.actions) for s in stats1]
+    assert stats2[0].narration == stats1[0].narration and stats2[0].final is not None
+
+
 def test_metrics_are_sane_and_legal_policies_have_no_illegal_decisions():
     rs = get_ruleset("saga")
     summary, stats = evaluate(RandomPolicy(1), RandomPolicy(2), rs, episodes=4, seed=0, source=_small_source(rs))
@@ -80,6 +95,9 @@ def test_eval_command_json_and_table():
     lo, hi = data["win_rate_ci95"]
     assert 0 <= lo <= data["win_rate"] <= hi <= 1
     assert data["mean_rounds"] > 0
+    par = CliRunner().invoke(app, ["eval", "random", "--ruleset", "saga", "--vs", "random", "--episodes", "4",
+                                   "--json", "--workers", "2"])
+    assert par.exit_code == 0 and json.loads(par.stdout) == data
     table = CliRunner().invoke(app, ["eval", "random", "--vs", "random", "--episodes", "2"])
     assert table.exit_code == 0 and "win" in table.output
     bad = CliRunner().invoke(app, ["eval", "nowhere.zip", "--episodes", "2"])
