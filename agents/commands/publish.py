@@ -17,6 +17,8 @@ def register(app: typer.Typer) -> None:
                 model: str = typer.Option("model.zip", "--model", help="model file inside the run directory"),
                 episodes: int = typer.Option(400, "--episodes", min=2, help="evaluation episodes per opponent"),
                 seed: int = typer.Option(0, "--seed", help="first evaluation seed"),
+                workers: int = typer.Option(1, "--workers", min=1,
+                                            help="processes playing the evaluation (same results; 2 on 2 cores)"),
                 zoo: Path = typer.Option(None, "--zoo", help="zoo folder (default: agents/zoo)")) -> None:
         """Copy a run's model to the zoo (`zoo:<ruleset>`) and write card.yaml: config, steps, wall time,
         commit, and evaluation against random and the heuristic with 95% intervals."""
@@ -33,7 +35,7 @@ def register(app: typer.Typer) -> None:
         results = {}
         for name in ("random", "heuristic"):
             summary, _ = evaluate(policy, load_policy(name, rs, seed=seed + 1), rs, episodes, seed,
-                                  source_for(policy, rs))
+                                  source_for(policy, rs), workers=workers)
             results[f"vs_{name}"] = {k: summary[k] for k in ("episodes", "win_rate", "win_rate_ci95", "draw_rate",
                                                              "loss_rate", "mean_rounds") if k in summary}
         dest = (zoo or ZOO) / rs.id

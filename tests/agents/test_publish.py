@@ -13,7 +13,8 @@ from agents.train import run
 def test_publish_copies_the_model_and_writes_the_card(tmp_path):
     cfg = load_config("configs/saga/smoke.yaml")
     result = run(cfg, root=tmp_path / "runs")
-    out = CliRunner().invoke(app, ["publish", result["run_dir"], "--episodes", "4", "--zoo", str(tmp_path / "zoo")])
+    out = CliRunner().invoke(app, ["publish", result["run_dir"], "--episodes", "4", "--zoo", str(tmp_path / "zoo"),
+                                   "--workers", "2"])
     assert out.exit_code == 0, out.output
     dest = tmp_path / "zoo" / "saga"
     card = yaml.safe_load((dest / "card.yaml").read_text())
