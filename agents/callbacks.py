@@ -62,7 +62,8 @@ def run_evaluation(cfg: TrainConfig, model, episodes: int, narrate: bool = True)
             continue
         # narrate the battle against the last (usually strongest) opponent
         last = k == len(cfg.eval.opponents) - 1
-        summary, stats = evaluate(learner, opp, rs, episodes, cfg.eval.seed, source, narrate_first=narrate and last)
+        summary, stats = evaluate(learner, opp, rs, episodes, cfg.eval.seed, source, narrate_first=narrate and last,
+                                  workers=cfg.eval.workers)
         out["vs"][opponent_tag(spec)] = summary
         pooled += stats
         if narrate and last and stats:

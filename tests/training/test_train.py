@@ -120,9 +120,11 @@ def test_ctrl_c_saves_a_checkpoint_and_resume_continues_the_step_count(tmp_path,
 def test_env_workers_train_the_same_way_with_the_league_in_step(tmp_path):
     """`train.workers: 2` steps the envs in two worker processes; their league copies follow the learner's
     (the stage switch at 512 steps and the snapshot saved there reach them: league games are played)."""
-    cfg = load_config("configs/saga/smoke.yaml", overrides=["train.workers=2", "imitation.samples=0"])
+    cfg = load_config("configs/saga/smoke.yaml", overrides=["train.workers=2", "imitation.samples=0", "eval.workers=2"])
     result = run(cfg, root=tmp_path)
     d = Path(result["run_dir"])
     assert result["steps"] == cfg.train.total_timesteps and not result["interrupted"]
     tags = set(_scalars(d).Tags()["scalars"])
     assert {"rollout/win_rate_vs_random", "rollout/win_rate_vs_league", "eval/win_rate_vs_heuristic"} <= tags
+    ev = json.loads((d / "eval.json").read_text())  # the final evaluation, played by two processes
+    assert all(ev["vs"][k]["episodes"] == cfg.eval.final_episodes for k in ("random", "heuristic"))
