@@ -207,8 +207,8 @@ class TrainSection(_Section):
     n_envs: int = Field(16, ge=1, description="envs stepped together")
     workers: int = Field(1, ge=1, le=64, description="processes stepping the envs: 1 = all in the learner's process "
                                                       "(DummyVecEnv); more = n_envs split over that many worker "
-                                                      "processes (agents/vec_env.py), worth it with a free core each "
-                                                      "when env steps are slow (heuristic opponents)")
+                                                      "processes (agents/vec_env.py), for machines with cores to "
+                                                      "spare (the learner's own work needs one)")
     torch_threads: int = Field(1, ge=1, le=64, description="torch.set_num_threads")
     checkpoint_freq: int = Field(100_000, ge=1, description="save checkpoints/step_<N>.zip every this many steps")
     progress_bar: bool = Field(True, description="show a progress bar")
