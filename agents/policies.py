@@ -42,6 +42,32 @@ def write_meta(model_path: str | Path, ruleset: Ruleset, max_per_side: int, map_
     return meta
 
 
+def checked_meta(path: str | Path, ruleset: Ruleset | None = None
+                 ) -> tuple[dict, Ruleset, ActionCodec, ObservationEncoder]:
+    """(meta, ruleset, codec, encoder) of the model at `path`, from the .meta.json beside it, checked against this
+    version's encoding without loading the model; InputError says what is missing or differs."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"no model at {path}", str(path), "give a .zip saved by `tactician train`")
+    mp = meta_path(path)
+    if not mp.exists():
+        raise InputError(f"{mp.name} is missing beside the model", str(path),
+                         "models need the .meta.json written by `tactician train`")
+    meta = json.loads(mp.read_text())
+    ruleset = ruleset or get_ruleset(meta["ruleset"])
+    if meta["ruleset"] != ruleset.id:
+        raise InputError(f"the model plays {meta['ruleset']}, not {ruleset.id}", str(path))
+    (w, h) = meta["map_size"]
+    codec = ActionCodec(ruleset, meta["max_per_side"], w, h)
+    encoder = ObservationEncoder(ruleset, meta["max_per_side"], w, h)
+    mine = f"v{ENCODING_VERSION}-{codec.signature}-{encoder.size}"
+    if meta["encoding_signature"] != mine:
+        raise InputError(f"the model was trained on encoding {meta['encoding_signature']} "
+                         f"({meta['env_id']}), this version encodes {mine} ({env_id(ruleset)})",
+                         str(path), "retrain the model with this version (tactician train)")
+    return meta, ruleset, codec, encoder
+
+
 class MaskablePolicy(Policy):
     """A trained MaskablePPO model as an engine Policy. It always predicts with the action mask."""
 
@@ -51,24 +77,8 @@ class MaskablePolicy(Policy):
         from sb3_contrib import MaskablePPO
 
         path = Path(path)
-        if not path.exists():
-            raise InputError(f"no model at {path}", str(path), "give a .zip saved by `tactician train`")
-        mp = meta_path(path)
-        if not mp.exists():
-            raise InputError(f"{mp.name} is missing beside the model", str(path),
-                             "models need the .meta.json written by `tactician train`")
-        meta = json.loads(mp.read_text())
-        self.ruleset = ruleset or get_ruleset(meta["ruleset"])
-        if meta["ruleset"] != self.ruleset.id:
-            raise InputError(f"the model plays {meta['ruleset']}, not {self.ruleset.id}", str(path))
-        self.max_per_side, (w, h) = meta["max_per_side"], meta["map_size"]
-        self.codec = ActionCodec(self.ruleset, self.max_per_side, w, h)
-        self.encoder = ObservationEncoder(self.ruleset, self.max_per_side, w, h)
-        mine = f"v{ENCODING_VERSION}-{self.codec.signature}-{self.encoder.size}"
-        if meta["encoding_signature"] != mine:
-            raise InputError(f"the model was trained on encoding {meta['encoding_signature']} "
-                             f"({meta['env_id']}), this version encodes {mine} ({env_id(self.ruleset)})",
-                             str(path), "retrain the model with this version (tactician train)")
+        meta, self.ruleset, self.codec, self.encoder = checked_meta(path, ruleset)
+        self.max_per_side = meta["max_per_side"]
         torch.set_num_threads(1)
         self.model = MaskablePPO.load(str(path), device="cpu")
         if self.model.action_space.n != self.codec.n or self.model.observation_space.shape != (self.encoder.size,):

@@ -202,20 +202,18 @@ def init_weights(cfg: TrainConfig, model, path: str | Path) -> None:
     from stable_baselines3.common.save_util import load_from_zip_file
 
     from .config import ConfigError
-    from .policies import meta_path
+    from .policies import checked_meta, meta_path
 
     path = Path(path)
-    mp = meta_path(path)
-    if not path.exists() or not mp.exists():
+    if not path.exists() or not meta_path(path).exists():
         raise ConfigError(f"train.init_from: {path} (and its .meta.json) not found")
-    meta = json.loads(mp.read_text())
+    meta = json.loads(meta_path(path).read_text())
     e = cfg.env
     ours = {"ruleset": cfg.ruleset, "max_per_side": e.max_per_side, "map_size": list(e.map_size)}
     theirs = {k: meta.get(k) for k in ours}
     if theirs != ours:
         raise ConfigError(f"train.init_from: {path} was trained on {theirs}, this config is {ours}")
-    from .policies import MaskablePolicy
-    MaskablePolicy(path, get_ruleset(cfg.ruleset))  # checks the encoding signature (InputError with the reason)
+    checked_meta(path, get_ruleset(cfg.ruleset))  # the encoding signature (InputError with the reason)
     data, params, _ = load_from_zip_file(str(path), device="cpu", load_data=True)
     src_kwargs = (data or {}).get("policy_kwargs", {})
     want_act = {"tanh": "Tanh", "relu": "ReLU"}[cfg.ppo.activation]

@@ -30,7 +30,6 @@ DIRECTIONS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -
 METRICS = ("alternating", "chebyshev", "manhattan")
 # Shapes shared by every map: (metric, reach) -> offsets of `within` in its order; (dx, dy, width) -> flat
 # offsets of a line's squares (a line's squares depend only on the offset between its ends, see `_trace`).
-_STRIDE = 25  # ints per search state in the flat transition table of the C searches (_native.STRIDE)
 _WITHIN: dict[tuple[str, int], tuple[tuple[int, int], ...]] = {}
 _LINES: dict[tuple[int, int, int], tuple[int, ...]] = {}
 
@@ -500,16 +499,6 @@ class _Geometry:
                 self._flat.clear()
             self._flat[key] = got
         return got
-
-    def flat_transitions_py(self, grid: Grid, key) -> array:
-        """`flat_transitions` from the Python tables (the test oracle of `_native.build_transitions`)."""
-        flat = array("i")
-        for moves in self.transitions(grid, key):
-            row = [len(moves)]
-            for move in moves:
-                row += move
-            flat.extend(row + [0] * (_STRIDE - len(row)))
-        return flat
 
     def sight_table(self, key) -> dict[int, tuple[bool, bool, str]]:
         """The (los, loe, cover) memo of `Grid.sight` for one state of the doors (`key`)."""
