@@ -147,9 +147,11 @@ def _null_vec_env(venv):
     return DummyVecEnv([lambda: NullEnv.make(venv)] * venv.num_envs)
 
 
-def _timed_learn(model, seconds: float) -> dict[str, Any]:
+def _timed_learn(model, seconds: float, cfg) -> dict[str, Any]:
     """Train until `seconds` have passed, counting whole rollout + update cycles after a warm-up cycle."""
-    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+
+    from agents.callbacks import UpdateThreads
 
     class Clock(BaseCallback):
         def __init__(self):
@@ -166,7 +168,7 @@ def _timed_learn(model, seconds: float) -> dict[str, Any]:
             return not self.stop
 
     cb = Clock()
-    model.learn(total_timesteps=10**9, callback=cb, progress_bar=False)
+    model.learn(total_timesteps=10**9, callback=CallbackList([cb, UpdateThreads(cfg)]), progress_bar=False)
     (t1, s1), (t2, s2) = cb.marks[1], cb.marks[-1]
     return {"steps": s2 - s1, "seconds": round(t2 - t1, 3), "steps_per_s": round((s2 - s1) / (t2 - t1), 1)}
 
@@ -175,8 +177,6 @@ def training_rate(seconds: float = 10.0, cfg_path: Path = SKIRMISH_CONFIG,
                   overrides: list[str] | None = None) -> dict[str, Any]:
     """Steps/s of the trainer (agents.train) on a config, of the same trainer on a do-nothing env, and their
     ratio. `overrides` are `--set`-style `key.path=value` strings."""
-    import torch
-
     from agents.config import load_config
     from agents.train import build_model, make_vec_env
 
@@ -184,14 +184,16 @@ def training_rate(seconds: float = 10.0, cfg_path: Path = SKIRMISH_CONFIG,
     how = f"agents.train on {cfg_path.name}"
     venv = make_vec_env(cfg)
     model = build_model(cfg, venv)
-    real = _timed_learn(model, seconds)
+    real = _timed_learn(model, seconds, cfg)
     null = _null_vec_env(venv)
     model_null = build_model(cfg, null)
-    ceiling = _timed_learn(model_null, seconds)
+    ceiling = _timed_learn(model_null, seconds, cfg)
     venv.close()
     null.close()
-    return {"trainer": how, "n_envs": venv.num_envs, "workers": cfg.train.workers, "n_steps": model.n_steps, "batch_size": model.batch_size,
-            "torch_threads": torch.get_num_threads(), "skirmish": real, "null_env": ceiling,
+    t = cfg.train
+    return {"trainer": how, "n_envs": venv.num_envs, "workers": t.workers, "n_steps": model.n_steps,
+            "batch_size": model.batch_size, "torch_threads": t.torch_threads,
+            "update_threads": t.update_threads or t.torch_threads, "skirmish": real, "null_env": ceiling,
             "steps_per_s": real["steps_per_s"], "ceiling_steps_per_s": ceiling["steps_per_s"],
             "ratio": round(real["steps_per_s"] / max(1e-9, ceiling["steps_per_s"]), 3)}
 

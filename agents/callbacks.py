@@ -209,9 +209,29 @@ def hparams(cfg: TrainConfig) -> dict[str, Any]:
             "opponent_stages": json.dumps([s.shares() for s in e.opponent.stages])}
 
 
+class UpdateThreads(BaseCallback):
+    """`train.update_threads` torch threads for the gradient updates, `train.torch_threads` for the rollouts
+    (in-process envs leave the other cores idle during an update)."""
+
+    def __init__(self, cfg: TrainConfig):
+        super().__init__()
+        self.rollout, self.update = cfg.train.torch_threads, cfg.train.update_threads or cfg.train.torch_threads
+
+    def _on_rollout_start(self) -> None:
+        import torch
+        torch.set_num_threads(self.rollout)
+
+    def _on_rollout_end(self) -> None:
+        import torch
+        torch.set_num_threads(self.update)
+
+    def _on_step(self) -> bool:
+        return True
+
+
 def make_callbacks(cfg: TrainConfig, run_dir: Path, league) -> CallbackList:
     return CallbackList([LeagueCallback(cfg, run_dir, league), CheckpointEvery(cfg, run_dir),
-                         EpisodeStatsCallback(), TacticsEvalCallback(cfg)])
+                         EpisodeStatsCallback(), TacticsEvalCallback(cfg), UpdateThreads(cfg)])
 
 
 def final_evaluation(cfg: TrainConfig, model, run_dir: Path) -> dict[str, Any]:

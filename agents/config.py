@@ -209,7 +209,10 @@ class TrainSection(_Section):
                                                       "(DummyVecEnv); more = n_envs split over that many worker "
                                                       "processes (agents/vec_env.py), for machines with cores to "
                                                       "spare (the learner's own work needs one)")
-    torch_threads: int = Field(1, ge=1, le=64, description="torch.set_num_threads")
+    torch_threads: int = Field(1, ge=1, le=64, description="torch.set_num_threads while collecting rollouts")
+    update_threads: int | None = Field(None, ge=1, le=64,
+                                       description="torch threads for the gradient updates, when the envs are idle "
+                                                   "(None: torch_threads); 2 on a 2-core machine")
     checkpoint_freq: int = Field(100_000, ge=1, description="save checkpoints/step_<N>.zip every this many steps")
     progress_bar: bool = Field(True, description="show a progress bar")
     init_from: str | None = Field(

@@ -180,13 +180,22 @@ def ppo_hparams(cfg: TrainConfig) -> dict[str, Any]:
             "max_grad_norm": p.max_grad_norm, "target_kl": p.target_kl}
 
 
+def torch_setup(cfg: TrainConfig) -> None:
+    """Threads for the rollouts, and no argument checks in torch distributions: the masked categorical over
+    every action is rebuilt at each step and each minibatch, and its checks cost more than its sampling."""
+    import torch
+
+    torch.set_num_threads(cfg.train.torch_threads)
+    torch.distributions.Distribution.set_default_validate_args(False)
+
+
 def build_model(cfg: TrainConfig, venv, tensorboard_log: str | None = None):
     """A fresh MaskablePPO for the config's hyperparameters on `venv` (CPU)."""
     import torch
     from sb3_contrib import MaskablePPO
 
     p = cfg.ppo
-    torch.set_num_threads(cfg.train.torch_threads)
+    torch_setup(cfg)
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
     return MaskablePPO("MlpPolicy", venv, **ppo_hparams(cfg), seed=cfg.train.seed, device="cpu", verbose=0,
                        tensorboard_log=tensorboard_log,
@@ -335,8 +344,7 @@ def run(cfg: TrainConfig | None = None, run_dir: Path | None = None, resume: Pat
     if resume is not None and ckpt is None:
         raise FileNotFoundError(f"{run_dir}/checkpoints has no step_*.zip to resume from")
     if ckpt is not None:
-        import torch
-        torch.set_num_threads(cfg.train.torch_threads)
+        torch_setup(cfg)
         # config.yaml is the source of truth: hyperparameters edited there apply from here on
         model = MaskablePPO.load(str(ckpt), env=venv, device="cpu", custom_objects=ppo_hparams(cfg))
         say(f"resuming {run_dir} from {ckpt.name} at step {model.num_timesteps}")

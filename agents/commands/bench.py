@@ -55,7 +55,8 @@ def register(app: typer.Typer) -> None:
         if "training" in res:
             t = res["training"]
             typer.echo(f"training  {t['steps_per_s']:>10,.0f} steps/s       ({t['trainer']}; {t['n_envs']} envs in "
-                       f"{t['workers']} process(es) x {t['n_steps']} steps, batch {t['batch_size']}; target >= "
+                       f"{t['workers']} process(es) x {t['n_steps']} steps, batch {t['batch_size']}, torch threads "
+                       f"{t['torch_threads']} / {t['update_threads']} in updates; target >= "
                        f"{TARGETS['train_steps_per_s']:,})")
             typer.echo(f"ceiling   {t['ceiling_steps_per_s']:>10,.0f} steps/s       (same trainer, do-nothing envs in its own process)")
             typer.echo(f"ratio     {t['ratio']:>10.3f}               (target >= {TARGETS['train_ratio']})")
