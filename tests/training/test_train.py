@@ -128,3 +128,23 @@ def test_env_workers_train_the_same_way_with_the_league_in_step(tmp_path):
     assert {"rollout/win_rate_vs_random", "rollout/win_rate_vs_league", "eval/win_rate_vs_heuristic"} <= tags
     ev = json.loads((d / "eval.json").read_text())  # the final evaluation, played by two processes
     assert all(ev["vs"][k]["episodes"] == cfg.eval.final_episodes for k in ("random", "heuristic"))
+
+
+def test_update_threads_apply_to_the_updates_only():
+    import torch
+
+    from agents.callbacks import UpdateThreads
+    from agents.config import load_config
+
+    before = torch.get_num_threads()
+    try:
+        cb = UpdateThreads(load_config("configs/saga/smoke.yaml", ["train.torch_threads=1", "train.update_threads=2"]))
+        cb.on_rollout_end()
+        assert torch.get_num_threads() == 2
+        cb.on_rollout_start()
+        assert torch.get_num_threads() == 1
+        same = UpdateThreads(load_config("configs/saga/smoke.yaml", ["train.torch_threads=1"]))
+        same.on_rollout_end()
+        assert torch.get_num_threads() == 1  # no update_threads: the rollout's count
+    finally:
+        torch.set_num_threads(before)
