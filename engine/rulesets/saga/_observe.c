@@ -1,0 +1,933 @@
+/* The Saga figures of the observation in C: `observe._observation_parts_py` (each unit's features, the threat
+ * estimates between the actor and the units of other sides) with the same arithmetic, in the same order of
+ * operations, so the doubles are identical (observe.py keeps the Python version, used when this module is not
+ * built; the tests check both agree on random battles).
+ *
+ * What a unit's stat block gives (defenses, weapons, mean damage) is read once per stat block into a C profile,
+ * cached by the block's identity: stat blocks are replaced, never mutated in place, during play (units.py), and
+ * the cache holds a reference to each block so its id is not reused while cached. Everything from the play
+ * state is read on every call: states are copied by clones and mutated in place.
+ *
+ * A state this code does not represent (a field of an unexpected type, an index out of range) makes `parts`
+ * return None, and observe.py then runs the Python version, which gives the answer or the error Python gives.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+/* Products and sums stay separate roundings, as in Python: no fused multiply-add. */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+#define UNSUPPORTED (-2) /* no exception set: the caller falls back to Python */
+#define N_FEATURES 14
+#define MAX_WEAPONS 16
+#define MAX_ITEMS 16
+#define MAX_MODES 8
+#define MAX_LOST 16
+#define CT_HELPLESS 5
+#define CACHE_LIMIT 4096
+
+static const int CT_PENALTY[6] = {0, -1, -2, -5, -10, -10};
+static const int BAND_PENALTY[4] = {0, -2, -5, -10};
+static const int COVER_BONUS[3] = {0, 5, 10}; /* none, low, heavy */
+enum { KIND_OTHER = 0, KIND_MELEE = 1, KIND_RANGED = 2 };
+enum { MODE_OTHER = 0, MODE_STUN = 1, MODE_AUTOFIRE = 2 };
+
+typedef struct {
+    int kind, natural, attack, improvised, light, n_modes;
+    unsigned char modes[MAX_MODES];
+    double mean[2]; /* the mean of damage_expr without / with aim */
+    long ranges[4];
+} Weapon;
+
+typedef struct {
+    long reflex, fortitude, speed, second_winds, reach, bab, str, dex;
+    int careful, n_items, n_weapons;
+    long items[MAX_ITEMS][2]; /* reflex, fortitude */
+    Weapon weapons[MAX_WEAPONS];
+} Profile;
+
+/* What `_Record` holds, plus the unit itself as the threats need it. */
+typedef struct {
+    PyObject *unit, *side, *id, *aid; /* borrowed */
+    long x, y;
+    int down, can_act, melee, ranged, aimed, threatens;
+    long reach, careful, reflex_melee, reflex_ranged, m_ab, r_ab;
+    double m_mean, r_mean;
+    int m_auto, r_auto;
+    const long *r_ranges;
+    double features[N_FEATURES];
+} Rec;
+
+static PyObject *PROFILES; /* id(stats) -> (stats, capsule of a Profile) */
+static PyObject *S_units, *S_grid, *S_width, *S_metric, *S_pos, *S_down, *S_side, *S_id, *S_stats, *S_state,
+    *S_ct, *S_defense, *S_active_items, *S_charged, *S_prone, *S_aimed, *S_grabbed_by, *S_pinned_by,
+    *S_attack_penalty, *S_aoo_used, *S_winds_used, *S_hands, *S_lost, *S_modes, *S_suppressed, *S_no_attacks,
+    *S_aid;
+
+/* ---- reading Python values ------------------------------------------------------------------------ */
+static int as_long(PyObject *o, long *out) {
+    int overflow;
+    if (!o || !PyLong_Check(o))
+        return UNSUPPORTED;
+    *out = PyLong_AsLongAndOverflow(o, &overflow);
+    if (overflow || (*out == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return UNSUPPORTED;
+    }
+    return 0;
+}
+
+/* float(o) of an int or float (what the features' float(...) give); UNSUPPORTED for other types */
+static int as_double(PyObject *o, double *out) {
+    if (!o || !(PyLong_Check(o) || PyFloat_Check(o)))
+        return UNSUPPORTED;
+    *out = PyFloat_AsDouble(o);
+    if (*out == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return UNSUPPORTED;
+    }
+    return 0;
+}
+
+static int truth(PyObject *o, int *out) {
+    if (!o)
+        return UNSUPPORTED;
+    *out = PyObject_IsTrue(o);
+    return *out < 0 ? -1 : 0;
+}
+
+/* state[key], borrowed; NULL without an exception when missing */
+static PyObject *field(PyObject *state, PyObject *key) {
+    return PyDict_GetItemWithError(state, key);
+}
+
+static int field_long(PyObject *state, PyObject *key, long *out) {
+    PyObject *v = field(state, key);
+    if (!v && PyErr_Occurred())
+        return -1;
+    return as_long(v, out);
+}
+
+static int field_truth(PyObject *state, PyObject *key, int *out) {
+    PyObject *v = field(state, key);
+    if (!v && PyErr_Occurred())
+        return -1;
+    return truth(v, out);
+}
+
+/* a list or tuple of ints into out[0..*n), at most cap; UNSUPPORTED otherwise */
+static int int_list(PyObject *o, long *out, Py_ssize_t cap, Py_ssize_t *n) {
+    Py_ssize_t k, len;
+    PyObject **items;
+    int r;
+    if (!o || !(PyList_Check(o) || PyTuple_Check(o)))
+        return UNSUPPORTED;
+    len = PySequence_Fast_GET_SIZE(o);
+    if (len > cap)
+        return UNSUPPORTED;
+    items = PySequence_Fast_ITEMS(o);
+    for (k = 0; k < len; k++)
+        if ((r = as_long(items[k], &out[k])) != 0)
+            return r;
+    *n = len;
+    return 0;
+}
+
+static int get_pos(PyObject *u, long *x, long *y) {
+    PyObject *pos = PyObject_GetAttr(u, S_pos);
+    int r = UNSUPPORTED;
+    if (!pos)
+        return -1;
+    if (PyTuple_Check(pos) && PyTuple_GET_SIZE(pos) == 2) {
+        r = as_long(PyTuple_GET_ITEM(pos, 0), x);
+        if (!r)
+            r = as_long(PyTuple_GET_ITEM(pos, 1), y);
+    }
+    Py_DECREF(pos);
+    return r;
+}
+
+/* ---- profiles of stat blocks ------------------------------------------------------------------------ */
+static int tuple_longs(PyObject *t, long *out, Py_ssize_t n) {
+    Py_ssize_t k;
+    int r;
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != n)
+        return UNSUPPORTED;
+    for (k = 0; k < n; k++)
+        if ((r = as_long(PyTuple_GET_ITEM(t, k), &out[k])) != 0)
+            return r;
+    return 0;
+}
+
+/* The Profile of observe._profile's tuple:
+ * ((reflex, fortitude, speed, second_winds, reach, bab, str, dex, careful),
+ *  ((item reflex, item fortitude), ...),
+ *  ((kind, natural, attack, improvised, light, (mode codes), mean, mean aimed, (4 ranges)), ...)) */
+static int fill_profile(PyObject *t, Profile *p) {
+    long head[9], v[5];
+    PyObject *items, *weapons;
+    Py_ssize_t k, j;
+    int r;
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 3)
+        return UNSUPPORTED;
+    if ((r = tuple_longs(PyTuple_GET_ITEM(t, 0), head, 9)) != 0)
+        return r;
+    p->reflex = head[0];
+    p->fortitude = head[1];
+    p->speed = head[2];
+    p->second_winds = head[3];
+    p->reach = head[4];
+    p->bab = head[5];
+    p->str = head[6];
+    p->dex = head[7];
+    p->careful = (int)head[8];
+    items = PyTuple_GET_ITEM(t, 1);
+    weapons = PyTuple_GET_ITEM(t, 2);
+    if (!PyTuple_Check(items) || PyTuple_GET_SIZE(items) > MAX_ITEMS || !PyTuple_Check(weapons)
+        || PyTuple_GET_SIZE(weapons) > MAX_WEAPONS)
+        return UNSUPPORTED;
+    p->n_items = (int)PyTuple_GET_SIZE(items);
+    for (k = 0; k < p->n_items; k++)
+        if ((r = tuple_longs(PyTuple_GET_ITEM(items, k), p->items[k], 2)) != 0)
+            return r;
+    p->n_weapons = (int)PyTuple_GET_SIZE(weapons);
+    for (k = 0; k < p->n_weapons; k++) {
+        PyObject *w = PyTuple_GET_ITEM(weapons, k), *modes;
+        Weapon *wp = &p->weapons[k];
+        if (!PyTuple_Check(w) || PyTuple_GET_SIZE(w) != 9)
+            return UNSUPPORTED;
+        for (j = 0; j < 5; j++)
+            if ((r = as_long(PyTuple_GET_ITEM(w, j), &v[j])) != 0)
+                return r;
+        wp->kind = (int)v[0];
+        wp->natural = (int)v[1];
+        wp->attack = (int)v[2];
+        wp->improvised = (int)v[3];
+        wp->light = (int)v[4];
+        modes = PyTuple_GET_ITEM(w, 5);
+        if (!PyTuple_Check(modes) || PyTuple_GET_SIZE(modes) < 1 || PyTuple_GET_SIZE(modes) > MAX_MODES)
+            return UNSUPPORTED;
+        wp->n_modes = (int)PyTuple_GET_SIZE(modes);
+        for (j = 0; j < wp->n_modes; j++) {
+            long m;
+            if ((r = as_long(PyTuple_GET_ITEM(modes, j), &m)) != 0)
+                return r;
+            wp->modes[j] = (unsigned char)m;
+        }
+        if (!PyFloat_Check(PyTuple_GET_ITEM(w, 6)) || !PyFloat_Check(PyTuple_GET_ITEM(w, 7)))
+            return UNSUPPORTED;
+        wp->mean[0] = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(w, 6));
+        wp->mean[1] = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(w, 7));
+        if ((r = tuple_longs(PyTuple_GET_ITEM(w, 8), wp->ranges, 4)) != 0)
+            return r;
+    }
+    return 0;
+}
+
+/* The cached Profile of a stat block, built from make_profile(stats) on a miss; *out NULL (and 0 returned)
+ * when make_profile gives None (a block this code does not represent). */
+static int profile_of(PyObject *stats, PyObject *make_profile, const Profile **out) {
+    PyObject *key = PyLong_FromVoidPtr(stats), *hit, *desc = NULL, *cap = NULL, *entry;
+    Profile *p;
+    int r;
+    if (!key)
+        return -1;
+    hit = PyDict_GetItemWithError(PROFILES, key);
+    if (hit && PyTuple_GET_ITEM(hit, 0) == stats) {
+        Py_DECREF(key);
+        *out = PyTuple_GET_ITEM(hit, 1) == Py_None ? NULL
+                                                    : (const Profile *)PyCapsule_GetPointer(PyTuple_GET_ITEM(hit, 1), NULL);
+        return 0;
+    }
+    if (PyErr_Occurred())
+        goto fail;
+    desc = PyObject_CallOneArg(make_profile, stats);
+    if (!desc)
+        goto fail;
+    p = NULL;
+    if (desc != Py_None) {
+        p = PyMem_Calloc(1, sizeof(Profile));
+        if (!p) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        r = fill_profile(desc, p);
+        if (r) {
+            PyMem_Free(p);
+            if (r == -1)
+                goto fail;
+            p = NULL;
+        }
+    }
+    if (p) {
+        cap = PyCapsule_New(p, NULL, NULL);
+        if (!cap) {
+            PyMem_Free(p);
+            goto fail;
+        }
+    } else {
+        cap = Py_NewRef(Py_None);
+    }
+    if (PyDict_GET_SIZE(PROFILES) >= CACHE_LIMIT)
+        PyDict_Clear(PROFILES);
+    entry = PyTuple_Pack(2, stats, cap);
+    if (!entry || PyDict_SetItem(PROFILES, key, entry) < 0) {
+        Py_XDECREF(entry);
+        goto fail;
+    }
+    Py_DECREF(entry);
+    Py_DECREF(cap);
+    Py_DECREF(desc);
+    Py_DECREF(key);
+    *out = p;
+    return 0;
+fail:
+    Py_XDECREF(cap);
+    Py_XDECREF(desc);
+    Py_DECREF(key);
+    return -1;
+}
+
+static void free_profile(PyObject *cap) {
+    PyMem_Free(PyCapsule_GetPointer(cap, NULL));
+}
+
+/* ---- one unit's record -------------------------------------------------------------------------------- */
+static int contains(const long *v, Py_ssize_t n, long x) {
+    Py_ssize_t k;
+    for (k = 0; k < n; k++)
+        if (v[k] == x)
+            return 1;
+    return 0;
+}
+
+/* combat.first_of: the first usable weapon of a kind, -1 for none; UNSUPPORTED for a hand beyond the weapons */
+static int first_of(const Profile *p, const long *hands, Py_ssize_t n_hands, const long *lost, Py_ssize_t n_lost,
+                    int kind, int *out) {
+    Py_ssize_t k;
+    for (k = 0; k < n_hands; k++) {
+        long n = hands[k];
+        if (n < 0 || n >= p->n_weapons)
+            return UNSUPPORTED;
+        if (!contains(lost, n_lost, n) && p->weapons[n].kind == kind) {
+            *out = (int)n;
+            return 0;
+        }
+    }
+    for (k = 0; k < p->n_weapons; k++)
+        if (p->weapons[k].natural && p->weapons[k].kind == kind && !contains(lost, n_lost, k)) {
+            *out = (int)k;
+            return 0;
+        }
+    *out = -1;
+    return 0;
+}
+
+/* combat.attack_bonus(u, n, None) and the weapon's mode */
+static long attack_bonus(const Profile *p, int n, long ctp, long attack_penalty, int grabbed, int prone,
+                         long suppressed, int mode) {
+    const Weapon *w = &p->weapons[n];
+    long ab = p->bab + (w->kind == KIND_MELEE ? p->str : p->dex) + w->attack;
+    ab += ctp + attack_penalty;
+    if (w->improvised)
+        ab -= 5;
+    if (grabbed && !(w->light || w->natural))
+        ab -= 2;
+    if (prone && w->kind == KIND_MELEE)
+        ab -= 5;
+    if (mode == MODE_AUTOFIRE)
+        ab -= 5;
+    return ab - suppressed;
+}
+
+/* combat.mode(u, n) as a code; UNSUPPORTED when the state's modes do not cover weapon n */
+static int mode_of(const Profile *p, int n, const long *modes, Py_ssize_t n_modes, int *out) {
+    long m, k = p->weapons[n].n_modes;
+    if (n >= n_modes)
+        return UNSUPPORTED;
+    m = modes[n] % k;
+    if (m < 0)
+        m += k; /* Python's modulo */
+    *out = p->weapons[n].modes[m];
+    return 0;
+}
+
+static int record(PyObject *u, PyObject *make_profile, Rec *rc) {
+    PyObject *stats, *state, *v;
+    const Profile *p;
+    long ct, defense, attack_penalty, winds_used, suppressed, ctp, reflex, fortitude, item_r = 0, item_f = 0;
+    long hands[MAX_WEAPONS], lost[MAX_LOST], modes[MAX_WEAPONS], active[MAX_ITEMS];
+    Py_ssize_t n_hands, n_lost, n_modes, n_active, k;
+    int r, charged, prone, aimed, grabbed, pinned, no_attacks, mode;
+    double f_prone, f_aimed, f_charged, f_aoo;
+
+    memset(rc, 0, sizeof(Rec));
+    rc->unit = u;
+    if ((r = get_pos(u, &rc->x, &rc->y)) != 0)
+        return r;
+    v = PyObject_GetAttr(u, S_down);
+    if (!v)
+        return -1;
+    rc->down = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    if (rc->down < 0)
+        return -1;
+    /* side, id and state stay alive through the unit, which the caller's list holds */
+    rc->side = PyObject_GetAttr(u, S_side);
+    if (!rc->side)
+        return -1;
+    Py_DECREF(rc->side);
+    rc->id = PyObject_GetAttr(u, S_id);
+    if (!rc->id)
+        return -1;
+    Py_DECREF(rc->id);
+    stats = PyObject_GetAttr(u, S_stats);
+    if (!stats)
+        return -1;
+    Py_DECREF(stats);
+    state = PyObject_GetAttr(u, S_state);
+    if (!state)
+        return -1;
+    Py_DECREF(state);
+    if (!PyDict_Check(stats) || !PyDict_Check(state))
+        return UNSUPPORTED;
+    if (profile_of(stats, make_profile, &p) < 0)
+        return -1;
+    if (!p)
+        return UNSUPPORTED;
+
+    if ((r = field_long(state, S_ct, &ct)) || (r = field_long(state, S_defense, &defense))
+        || (r = field_long(state, S_attack_penalty, &attack_penalty))
+        || (r = field_long(state, S_winds_used, &winds_used)) || (r = field_long(state, S_suppressed, &suppressed)))
+        return r;
+    if (ct < 0 || ct > CT_HELPLESS)
+        return UNSUPPORTED;
+    if ((r = field_truth(state, S_charged, &charged)) || (r = field_truth(state, S_prone, &prone))
+        || (r = field_truth(state, S_aimed, &aimed)) || (r = field_truth(state, S_grabbed_by, &grabbed))
+        || (r = field_truth(state, S_no_attacks, &no_attacks)))
+        return r;
+    if ((r = as_double(field(state, S_prone), &f_prone)) || (r = as_double(field(state, S_aimed), &f_aimed))
+        || (r = as_double(field(state, S_charged), &f_charged))
+        || (r = as_double(field(state, S_aoo_used), &f_aoo)))
+        return r;
+    v = field(state, S_pinned_by);
+    if (!v)
+        return PyErr_Occurred() ? -1 : UNSUPPORTED;
+    pinned = v != Py_None;
+    if ((r = int_list(field(state, S_hands), hands, MAX_WEAPONS, &n_hands))
+        || (r = int_list(field(state, S_lost), lost, MAX_LOST, &n_lost))
+        || (r = int_list(field(state, S_modes), modes, MAX_WEAPONS, &n_modes))
+        || (r = int_list(field(state, S_active_items), active, MAX_ITEMS, &n_active)))
+        return PyErr_Occurred() ? -1 : (r ? r : UNSUPPORTED);
+    for (k = 0; k < n_active; k++) {
+        if (active[k] < 0 || active[k] >= p->n_items)
+            return UNSUPPORTED;
+        item_r += p->items[active[k]][0];
+        item_f += p->items[active[k]][1];
+    }
+    ctp = CT_PENALTY[ct];
+    reflex = p->reflex + ctp + defense + item_r;
+    if (charged)
+        reflex -= 2;
+    fortitude = p->fortitude + ctp + item_f;
+    if ((r = first_of(p, hands, n_hands, lost, n_lost, KIND_MELEE, &rc->melee))
+        || (r = first_of(p, hands, n_hands, lost, n_lost, KIND_RANGED, &rc->ranged)))
+        return r;
+
+    rc->features[0] = (double)reflex / 30;
+    rc->features[1] = (double)fortitude / 30;
+    rc->features[2] = (double)ct / 5;
+    rc->features[3] = f_prone;
+    rc->features[4] = f_aimed;
+    rc->features[5] = (grabbed || pinned) ? 1.0 : 0.0;
+    rc->features[6] = (double)defense / 10;
+    rc->features[7] = rc->melee >= 0 ? 1.0 : 0.0;
+    rc->features[8] = rc->ranged >= 0 ? 1.0 : 0.0;
+    rc->features[9] = (double)attack_penalty / 10;
+    rc->features[10] = f_charged;
+    rc->features[11] = f_aoo;
+    rc->features[12] = p->second_winds > winds_used ? 1.0 : 0.0;
+    rc->features[13] = (double)p->speed / 12;
+
+    rc->can_act = !rc->down && ct < CT_HELPLESS;
+    rc->threatens = rc->can_act && !no_attacks && !pinned && rc->melee >= 0; /* SagaRuleset.threatens */
+    rc->reach = p->reach;
+    rc->aimed = aimed;
+    rc->careful = p->careful;
+    rc->reflex_melee = reflex + (prone ? -5 : 0);
+    rc->reflex_ranged = reflex + (prone ? 5 : 0);
+    if (rc->melee >= 0) {
+        if ((r = mode_of(p, rc->melee, modes, n_modes, &mode)) != 0)
+            return r;
+        rc->m_ab = attack_bonus(p, rc->melee, ctp, attack_penalty, grabbed, prone, suppressed, mode);
+        rc->m_mean = p->weapons[rc->melee].mean[0] / (mode == MODE_STUN ? 2 : 1);
+        rc->m_auto = mode == MODE_AUTOFIRE;
+    }
+    if (rc->ranged >= 0) {
+        if ((r = mode_of(p, rc->ranged, modes, n_modes, &mode)) != 0)
+            return r;
+        rc->r_ab = attack_bonus(p, rc->ranged, ctp, attack_penalty, grabbed, prone, suppressed, mode);
+        rc->r_mean = p->weapons[rc->ranged].mean[aimed ? 1 : 0] / (mode == MODE_STUN ? 2 : 1);
+        rc->r_auto = mode == MODE_AUTOFIRE;
+        rc->r_ranges = p->weapons[rc->ranged].ranges;
+    }
+    return 0;
+}
+
+/* ---- threats ----------------------------------------------------------------------------------------- */
+typedef struct {
+    long width, height, size;
+    int metric; /* 0 alternating, 1 chebyshev, 2 manhattan */
+    const unsigned char *codes; /* per square: 4 blocks sight and effect, 3 effect, 2 / 1 heavy / low cover */
+    const long *occupied;       /* squares of the active units */
+    Py_ssize_t n_occupied;
+} Map;
+
+static long distance(const Map *m, long ax, long ay, long bx, long by) {
+    long dx = labs(ax - bx), dy = labs(ay - by), hi = dx > dy ? dx : dy, lo = dx > dy ? dy : dx;
+    return m->metric == 0 ? hi + lo / 2 : (m->metric == 1 ? hi : dx + dy);
+}
+
+/* Grid.sight and whether an active unit stands on the line (grid._Geometry.line: traced from the lower
+ * square number, from a corner that keeps the sampled coordinates >= 0, the ends left out). */
+static void sight(const Map *m, long a, long b, int *los, int *loe, int *cover, int *blocked) {
+    long w = m->width, ax, ay, bx, by, x0, y0, dx, dy, n, k, last = -1, a0, b0, shift;
+    *los = *loe = 1;
+    *cover = 0;
+    *blocked = 0;
+    if (a > b) {
+        long t = a;
+        a = b;
+        b = t;
+    }
+    ax = a % w;
+    ay = a / w;
+    bx = b % w;
+    by = b / w;
+    x0 = ax - bx > 0 ? ax - bx : 0;
+    y0 = ay - by > 0 ? ay - by : 0;
+    dx = bx - ax;
+    dy = by - ay;
+    a0 = y0 * w + x0;
+    b0 = (y0 + dy) * w + x0 + dx;
+    shift = a - a0;
+    n = 4 * (labs(dx) > labs(dy) ? labs(dx) : labs(dy)) + 3;
+    for (k = 1; k < n; k++) {
+        double t = (double)k / (double)n;
+        long x = (long)((double)x0 + 0.5 + t * (double)dx), y = (long)((double)y0 + 0.5 + t * (double)dy);
+        long i = y * w + x, sq, c;
+        Py_ssize_t j;
+        if (i == a0 || i == b0 || i == last)
+            continue;
+        last = i;
+        sq = i + shift;
+        if (sq < 0 || sq >= m->size)
+            continue;
+        c = m->codes[sq];
+        if (c == 4)
+            *los = *loe = 0;
+        else if (c == 3)
+            *loe = 0;
+        else if (c == 2)
+            *cover = 2;
+        else if (c == 1 && *cover == 0)
+            *cover = 1;
+        for (j = 0; j < m->n_occupied; j++)
+            if (m->occupied[j] == sq)
+                *blocked = 1;
+    }
+}
+
+static double hit_chance(long bonus, long defense) {
+    long need = defense - bonus, faces = 21 - (need < 2 ? 2 : (need > 20 ? 20 : need));
+    return (double)faces / 20;
+}
+
+/* observe._threat: (hit chance, expected damage) of a's best attack on t */
+static int threat(const Map *m, const Rec *a, const Rec *t, double *p_out, double *dmg_out) {
+    long dist, ia, it;
+    int los, loe, cover, blocked, aid = 0;
+    double bp = 0.0, bd = 0.0;
+    *p_out = *dmg_out = 0.0;
+    if (t->down || !a->can_act || (a->melee < 0 && a->ranged < 0))
+        return 0;
+    ia = a->y * m->width + a->x;
+    it = t->y * m->width + t->x;
+    dist = distance(m, a->x, a->y, t->x, t->y);
+    sight(m, ia, it, &los, &loe, &cover, &blocked);
+    if (!t->aid || !PyDict_Check(t->aid))
+        return UNSUPPORTED;
+    {
+        PyObject *aider = PyDict_GetItemWithError(t->aid, a->side);
+        if (!aider && PyErr_Occurred())
+            return -1;
+        if (aider && aider != Py_None) {
+            int ne = PyObject_RichCompareBool(aider, a->id, Py_NE);
+            if (ne < 0)
+                return -1;
+            aid = ne ? 2 : 0;
+        }
+    }
+    if (a->melee >= 0 && dist <= a->reach && (dist <= 1 || loe)) {
+        double p = hit_chance(a->m_ab + aid, t->reflex_melee), mean = a->m_mean, dmg = p * mean + 0.05 * mean;
+        if (a->m_auto)
+            dmg += (1 - p) * mean / 2;
+        bp = p;
+        bd = dmg;
+    }
+    if (a->ranged >= 0 && los && loe) {
+        int band = -1, k;
+        for (k = 0; k < 4; k++)
+            if (dist <= a->r_ranges[k]) {
+                band = k;
+                break;
+            }
+        if (band >= 0 && !blocked) {
+            long ab = a->r_ab + aid + BAND_PENALTY[band], defense = t->reflex_ranged;
+            double p, mean, dmg;
+            if (a->aimed)
+                ab += a->careful;
+            else
+                defense += COVER_BONUS[cover];
+            p = hit_chance(ab, defense);
+            mean = a->r_mean;
+            dmg = p * mean + 0.05 * mean;
+            if (a->r_auto)
+                dmg += (1 - p) * mean / 2;
+            if (dmg > bd) {
+                bp = p;
+                bd = dmg;
+            }
+        }
+    }
+    *p_out = bp;
+    *dmg_out = bd;
+    return 0;
+}
+
+/* ---- Parts: the result, a sequence of (features, threat or None) and a float64 buffer --------------------- */
+#define WIDTH (N_FEATURES + 5)
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t n;
+    Py_ssize_t shape[2], strides[2];
+    char *has_threat;
+    double *v; /* n rows of WIDTH: features, p, damage, q, damage back (0 without a threat), reach threatened */
+} PartsObject;
+
+static PyTypeObject PartsType;
+
+static void parts_dealloc(PartsObject *self) {
+    PyMem_Free(self->v);
+    PyMem_Free(self->has_threat);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static Py_ssize_t parts_len(PartsObject *self) {
+    return self->n;
+}
+
+static PyObject *parts_item(PartsObject *self, Py_ssize_t k) {
+    PyObject *feats, *threat, *out;
+    const double *row;
+    Py_ssize_t j;
+    if (k < 0 || k >= self->n) {
+        PyErr_SetString(PyExc_IndexError, "Parts index out of range");
+        return NULL;
+    }
+    row = self->v + k * WIDTH;
+    feats = PyList_New(N_FEATURES);
+    if (!feats)
+        return NULL;
+    for (j = 0; j < N_FEATURES; j++) {
+        PyObject *f = PyFloat_FromDouble(row[j]);
+        if (!f) {
+            Py_DECREF(feats);
+            return NULL;
+        }
+        PyList_SET_ITEM(feats, j, f);
+    }
+    if (self->has_threat[k])
+        threat = Py_BuildValue("(dddd)", row[N_FEATURES], row[N_FEATURES + 1], row[N_FEATURES + 2],
+                               row[N_FEATURES + 3]);
+    else
+        threat = Py_NewRef(Py_None);
+    if (!threat) {
+        Py_DECREF(feats);
+        return NULL;
+    }
+    out = PyTuple_Pack(2, feats, threat);
+    Py_DECREF(feats);
+    Py_DECREF(threat);
+    return out;
+}
+
+static int parts_getbuffer(PartsObject *self, Py_buffer *view, int flags) {
+    if (PyBuffer_FillInfo(view, (PyObject *)self, self->v, self->n * WIDTH * (Py_ssize_t)sizeof(double), 1,
+                          flags) < 0)
+        return -1;
+    view->itemsize = sizeof(double);
+    view->format = (flags & PyBUF_FORMAT) ? "d" : NULL;
+    if ((flags & PyBUF_ND) == PyBUF_ND) {
+        view->ndim = 2;
+        view->shape = self->shape;
+        view->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? self->strides : NULL;
+    }
+    return 0;
+}
+
+static PySequenceMethods parts_as_sequence = {
+    .sq_length = (lenfunc)parts_len,
+    .sq_item = (ssizeargfunc)parts_item,
+};
+
+static PyBufferProcs parts_as_buffer = {
+    .bf_getbuffer = (getbufferproc)parts_getbuffer,
+};
+
+static PyTypeObject PartsType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "engine.rulesets.saga._observe.Parts",
+    .tp_doc = PyDoc_STR("The Saga observation parts of `observe.observation_parts`: a sequence of (features, threat "
+                        "or None) per unit, and a read-only float64 buffer of shape (units, 14 + 5): the features, "
+                        "the threat (p, damage, q, damage back; zeros for None), the reach of the squares the unit "
+                        "threatens (0: none)."),
+    .tp_basicsize = sizeof(PartsObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_dealloc = (destructor)parts_dealloc,
+    .tp_as_sequence = &parts_as_sequence,
+    .tp_as_buffer = &parts_as_buffer,
+};
+
+/* parts(enc, actor, units, codes, make_profile) -> Parts | None: observe._observation_parts_py in C, with
+ * `codes` the bytes of observe._line_codes(enc.grid); None for a state this code does not represent. */
+static PyObject *parts(PyObject *self, PyObject *args) {
+    PyObject *enc, *actor, *units, *make_profile, *all_units = NULL, *grid = NULL, *v, *fast = NULL;
+    Py_buffer codes;
+    Py_ssize_t n, n_all, k, actor_at = -1;
+    Rec *recs = NULL, actor_rec, *ra;
+    long occupied_small[64], *occupied = occupied_small;
+    Map m;
+    PartsObject *out = NULL;
+    int r = 0;
+
+    if (!PyArg_ParseTuple(args, "OOOy*O", &enc, &actor, &units, &codes, &make_profile))
+        return NULL;
+    fast = PySequence_Fast(units, "units must be a sequence");
+    all_units = PyObject_GetAttr(enc, S_units);
+    grid = PyObject_GetAttr(enc, S_grid);
+    if (!fast || !all_units || !grid)
+        goto fail;
+    if (!PyList_Check(all_units)) {
+        r = UNSUPPORTED;
+        goto done;
+    }
+    memset(&m, 0, sizeof(m));
+    if ((v = PyObject_GetAttr(grid, S_width)) == NULL)
+        goto fail;
+    r = as_long(v, &m.width);
+    Py_DECREF(v);
+    if (r)
+        goto done;
+    if ((v = PyObject_GetAttr(grid, S_metric)) == NULL)
+        goto fail;
+    m.metric = !PyUnicode_Check(v) ? -1
+               : PyUnicode_CompareWithASCIIString(v, "alternating") == 0 ? 0
+               : PyUnicode_CompareWithASCIIString(v, "chebyshev") == 0 ? 1
+                                                                         : 2;
+    Py_DECREF(v);
+    if (m.metric < 0 || m.width <= 0) {
+        r = UNSUPPORTED;
+        goto done;
+    }
+    m.codes = codes.buf;
+    m.size = codes.len;
+    m.height = m.size / m.width;
+
+    /* the squares of the active units: a line through one of them is blocked */
+    n_all = PyList_GET_SIZE(all_units);
+    if (n_all > 64 && !(occupied = PyMem_Malloc(n_all * sizeof(long)))) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (k = 0; k < n_all; k++) {
+        PyObject *u = PyList_GET_ITEM(all_units, k);
+        long x, y;
+        int down;
+        if ((v = PyObject_GetAttr(u, S_down)) == NULL)
+            goto fail;
+        down = PyObject_IsTrue(v);
+        Py_DECREF(v);
+        if (down < 0)
+            goto fail;
+        if (down)
+            continue;
+        if ((r = get_pos(u, &x, &y)) != 0)
+            goto done;
+        occupied[m.n_occupied++] = y * m.width + x;
+    }
+
+    n = PySequence_Fast_GET_SIZE(fast);
+    recs = PyMem_Malloc((n ? n : 1) * sizeof(Rec));
+    out = PyObject_New(PartsObject, &PartsType);
+    if (!recs || !out)
+        goto fail_mem;
+    out->n = n;
+    out->v = PyMem_Calloc(n ? n * WIDTH : 1, sizeof(double));
+    out->has_threat = PyMem_Calloc(n ? n : 1, 1);
+    if (!out->v || !out->has_threat)
+        goto fail_mem;
+    out->shape[0] = n;
+    out->shape[1] = WIDTH;
+    out->strides[0] = WIDTH * sizeof(double);
+    out->strides[1] = sizeof(double);
+    for (k = 0; k < n; k++) {
+        PyObject *u = PySequence_Fast_GET_ITEM(fast, k);
+        if ((r = record(u, make_profile, &recs[k])) != 0)
+            goto done;
+        if (u == actor && actor_at < 0)
+            actor_at = k;
+    }
+    if (actor_at >= 0) {
+        ra = &recs[actor_at];
+    } else {
+        if ((r = record(actor, make_profile, &actor_rec)) != 0)
+            goto done;
+        ra = &actor_rec;
+    }
+    for (k = 0; k < n; k++) {
+        Rec *ru = &recs[k];
+        double *row = out->v + k * WIDTH;
+        memcpy(row, ru->features, sizeof(ru->features));
+        row[N_FEATURES + 4] = ru->threatens && ru->reach >= 1 ? (double)ru->reach : 0.0;
+    }
+    for (k = 0; k < n; k++) {
+        Rec *ru = &recs[k];
+        double *row = out->v + k * WIDTH;
+        int ne;
+        if (ru->down)
+            continue;
+        ne = PyObject_RichCompareBool(ru->side, ra->side, Py_NE);
+        if (ne < 0)
+            goto fail;
+        if (!ne)
+            continue;
+        if (!ra->aid) { /* the aid maps are only read for the threats */
+            PyObject *st = PyObject_GetAttr(ra->unit, S_state);
+            if (!st)
+                goto fail;
+            ra->aid = PyDict_GetItemWithError(st, S_aid);
+            Py_DECREF(st);
+            if (!ra->aid) {
+                r = PyErr_Occurred() ? -1 : UNSUPPORTED;
+                goto done;
+            }
+        }
+        {
+            PyObject *st = PyObject_GetAttr(ru->unit, S_state);
+            if (!st)
+                goto fail;
+            ru->aid = PyDict_GetItemWithError(st, S_aid);
+            Py_DECREF(st);
+            if (!ru->aid) {
+                r = PyErr_Occurred() ? -1 : UNSUPPORTED;
+                goto done;
+            }
+        }
+        out->has_threat[k] = 1;
+        if ((r = threat(&m, ra, ru, &row[N_FEATURES], &row[N_FEATURES + 1])) != 0
+            || (r = threat(&m, ru, ra, &row[N_FEATURES + 2], &row[N_FEATURES + 3])) != 0)
+            goto done;
+    }
+    goto done;
+fail_mem:
+    if (!PyErr_Occurred())
+        PyErr_NoMemory();
+fail:
+    r = -1;
+done:
+    if (occupied != occupied_small)
+        PyMem_Free(occupied);
+    PyMem_Free(recs);
+    Py_XDECREF(fast);
+    Py_XDECREF(all_units);
+    Py_XDECREF(grid);
+    PyBuffer_Release(&codes);
+    if (r) {
+        Py_XDECREF(out);
+        if (r == -1)
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    return (PyObject *)out;
+}
+
+static PyObject *clear_cache(PyObject *self, PyObject *unused) {
+    PyDict_Clear(PROFILES);
+    Py_RETURN_NONE;
+}
+
+static PyObject *cache_size(PyObject *self, PyObject *unused) {
+    return PyLong_FromSsize_t(PyDict_GET_SIZE(PROFILES));
+}
+
+static PyMethodDef methods[] = {
+    {"parts", parts, METH_VARARGS,
+     "parts(enc, actor, units, codes, make_profile) -> Parts | None: observe._observation_parts_py in C"},
+    {"clear_cache", clear_cache, METH_NOARGS, "Forget the profiles of stat blocks."},
+    {"cache_size", cache_size, METH_NOARGS, "How many stat blocks have a cached profile."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_observe", "The Saga observation figures in C.", -1,
+                                    methods};
+
+PyMODINIT_FUNC PyInit__observe(void) {
+    PyObject *m;
+    if (PyType_Ready(&PartsType) < 0)
+        return NULL;
+#define INTERN(var, text)                                                                                        \
+    if (!(var = PyUnicode_InternFromString(text)))                                                              \
+        return NULL;
+    INTERN(S_units, "units")
+    INTERN(S_grid, "grid")
+    INTERN(S_width, "width")
+    INTERN(S_metric, "metric")
+    INTERN(S_pos, "pos")
+    INTERN(S_down, "down")
+    INTERN(S_side, "side")
+    INTERN(S_id, "id")
+    INTERN(S_stats, "stats")
+    INTERN(S_state, "state")
+    INTERN(S_ct, "ct")
+    INTERN(S_defense, "defense")
+    INTERN(S_active_items, "active_items")
+    INTERN(S_charged, "charged")
+    INTERN(S_prone, "prone")
+    INTERN(S_aimed, "aimed")
+    INTERN(S_grabbed_by, "grabbed_by")
+    INTERN(S_pinned_by, "pinned_by")
+    INTERN(S_attack_penalty, "attack_penalty")
+    INTERN(S_aoo_used, "aoo_used")
+    INTERN(S_winds_used, "winds_used")
+    INTERN(S_hands, "hands")
+    INTERN(S_lost, "lost")
+    INTERN(S_modes, "modes")
+    INTERN(S_suppressed, "suppressed")
+    INTERN(S_no_attacks, "no_attacks")
+    INTERN(S_aid, "aid")
+#undef INTERN
+    if (!(PROFILES = PyDict_New()))
+        return NULL;
+    m = PyModule_Create(&module);
+    if (m && (PyModule_AddObjectRef(m, "Parts", (PyObject *)&PartsType) < 0
+              || PyModule_AddIntConstant(m, "N_FEATURES", N_FEATURES) < 0)) {
+        Py_CLEAR(m);
+    }
+    return m;
+}
