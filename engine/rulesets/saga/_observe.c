@@ -59,15 +59,66 @@ typedef struct {
     long reach, careful, reflex_melee, reflex_ranged, m_ab, r_ab;
     double m_mean, r_mean;
     int m_auto, r_auto;
-    const long *r_ranges;
+    long r_ranges[4]; /* a copy: a profile may leave the cache while the records are in use */
     double features[N_FEATURES];
 } Rec;
 
 static PyObject *PROFILES; /* id(stats) -> (stats, capsule of a Profile) */
-static PyObject *S_units, *S_grid, *S_width, *S_metric, *S_pos, *S_down, *S_side, *S_id, *S_stats, *S_state,
-    *S_ct, *S_defense, *S_active_items, *S_charged, *S_prone, *S_aimed, *S_grabbed_by, *S_pinned_by,
-    *S_attack_penalty, *S_aoo_used, *S_winds_used, *S_hands, *S_lost, *S_modes, *S_suppressed, *S_no_attacks,
-    *S_aid;
+static PyObject *S_units, *S_grid, *S_width, *S_metric, *S_pos, *S_down, *S_side, *S_id, *S_stats, *S_state;
+
+/* The fields of a unit's play state the figures read, found in one pass over the state dict: its keys are
+ * normally the interned names below (the ruleset's literals; clones copy the same key objects), matched by
+ * identity through a small table; a field not found that way is looked up by value. */
+enum { F_CT, F_DEFENSE, F_ACTIVE_ITEMS, F_CHARGED, F_PRONE, F_AIMED, F_GRABBED_BY, F_PINNED_BY, F_ATTACK_PENALTY,
+       F_AOO_USED, F_WINDS_USED, F_HANDS, F_LOST, F_MODES, F_SUPPRESSED, F_NO_ATTACKS, F_AID, N_FIELDS };
+static const char *FIELD_TEXT[N_FIELDS] = {"ct", "defense", "active_items", "charged", "prone", "aimed",
+                                           "grabbed_by", "pinned_by", "attack_penalty", "aoo_used", "winds_used",
+                                           "hands", "lost", "modes", "suppressed", "no_attacks", "aid"};
+static PyObject *FIELD_NAMES[N_FIELDS];
+#define FIELD_SLOTS 64
+static PyObject *field_key[FIELD_SLOTS];
+static int field_at[FIELD_SLOTS];
+
+static size_t field_slot(PyObject *key) {
+    uintptr_t h = (uintptr_t)key;
+    return (size_t)((h >> 4) ^ (h >> 10)) & (FIELD_SLOTS - 1);
+}
+
+static void index_fields(void) {
+    int f;
+    for (f = 0; f < N_FIELDS; f++) {
+        size_t h = field_slot(FIELD_NAMES[f]);
+        while (field_key[h])
+            h = (h + 1) & (FIELD_SLOTS - 1);
+        field_key[h] = FIELD_NAMES[f];
+        field_at[h] = f;
+    }
+}
+
+/* vals[f] = state[name of f], borrowed, NULL when missing; -1 on an error */
+static int read_fields(PyObject *state, PyObject **vals) {
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    int f, found = 0;
+    memset(vals, 0, N_FIELDS * sizeof(PyObject *));
+    while (PyDict_Next(state, &pos, &k, &v)) {
+        size_t h = field_slot(k);
+        while (field_key[h]) {
+            if (field_key[h] == k) {
+                vals[field_at[h]] = v;
+                found++;
+                break;
+            }
+            h = (h + 1) & (FIELD_SLOTS - 1);
+        }
+    }
+    if (found == N_FIELDS)
+        return 0;
+    for (f = 0; f < N_FIELDS; f++)
+        if (!vals[f] && !(vals[f] = PyDict_GetItemWithError(state, FIELD_NAMES[f])) && PyErr_Occurred())
+            return -1;
+    return 0;
+}
 
 /* ---- reading Python values ------------------------------------------------------------------------ */
 static int as_long(PyObject *o, long *out) {
@@ -99,25 +150,6 @@ static int truth(PyObject *o, int *out) {
         return UNSUPPORTED;
     *out = PyObject_IsTrue(o);
     return *out < 0 ? -1 : 0;
-}
-
-/* state[key], borrowed; NULL without an exception when missing */
-static PyObject *field(PyObject *state, PyObject *key) {
-    return PyDict_GetItemWithError(state, key);
-}
-
-static int field_long(PyObject *state, PyObject *key, long *out) {
-    PyObject *v = field(state, key);
-    if (!v && PyErr_Occurred())
-        return -1;
-    return as_long(v, out);
-}
-
-static int field_truth(PyObject *state, PyObject *key, int *out) {
-    PyObject *v = field(state, key);
-    if (!v && PyErr_Occurred())
-        return -1;
-    return truth(v, out);
 }
 
 /* a list or tuple of ints into out[0..*n), at most cap; UNSUPPORTED otherwise */
@@ -229,6 +261,10 @@ static int fill_profile(PyObject *t, Profile *p) {
     return 0;
 }
 
+static void free_profile(PyObject *cap) {
+    PyMem_Free(PyCapsule_GetPointer(cap, NULL));
+}
+
 /* The cached Profile of a stat block, built from make_profile(stats) on a miss; *out NULL (and 0 returned)
  * when make_profile gives None (a block this code does not represent). */
 static int profile_of(PyObject *stats, PyObject *make_profile, const Profile **out) {
@@ -265,7 +301,7 @@ static int profile_of(PyObject *stats, PyObject *make_profile, const Profile **o
         }
     }
     if (p) {
-        cap = PyCapsule_New(p, NULL, NULL);
+        cap = PyCapsule_New(p, NULL, free_profile);
         if (!cap) {
             PyMem_Free(p);
             goto fail;
@@ -291,10 +327,6 @@ fail:
     Py_XDECREF(desc);
     Py_DECREF(key);
     return -1;
-}
-
-static void free_profile(PyObject *cap) {
-    PyMem_Free(PyCapsule_GetPointer(cap, NULL));
 }
 
 /* ---- one unit's record -------------------------------------------------------------------------------- */
@@ -358,7 +390,7 @@ static int mode_of(const Profile *p, int n, const long *modes, Py_ssize_t n_mode
 }
 
 static int record(PyObject *u, PyObject *make_profile, Rec *rc) {
-    PyObject *stats, *state, *v;
+    PyObject *stats, *state, *v, *f[N_FIELDS];
     const Profile *p;
     long ct, defense, attack_penalty, winds_used, suppressed, ctp, reflex, fortitude, item_r = 0, item_f = 0;
     long hands[MAX_WEAPONS], lost[MAX_LOST], modes[MAX_WEAPONS], active[MAX_ITEMS];
@@ -401,29 +433,28 @@ static int record(PyObject *u, PyObject *make_profile, Rec *rc) {
     if (!p)
         return UNSUPPORTED;
 
-    if ((r = field_long(state, S_ct, &ct)) || (r = field_long(state, S_defense, &defense))
-        || (r = field_long(state, S_attack_penalty, &attack_penalty))
-        || (r = field_long(state, S_winds_used, &winds_used)) || (r = field_long(state, S_suppressed, &suppressed)))
+    if (read_fields(state, f) < 0)
+        return -1;
+    if ((r = as_long(f[F_CT], &ct)) || (r = as_long(f[F_DEFENSE], &defense))
+        || (r = as_long(f[F_ATTACK_PENALTY], &attack_penalty)) || (r = as_long(f[F_WINDS_USED], &winds_used))
+        || (r = as_long(f[F_SUPPRESSED], &suppressed)))
         return r;
     if (ct < 0 || ct > CT_HELPLESS)
         return UNSUPPORTED;
-    if ((r = field_truth(state, S_charged, &charged)) || (r = field_truth(state, S_prone, &prone))
-        || (r = field_truth(state, S_aimed, &aimed)) || (r = field_truth(state, S_grabbed_by, &grabbed))
-        || (r = field_truth(state, S_no_attacks, &no_attacks)))
+    if ((r = truth(f[F_CHARGED], &charged)) || (r = truth(f[F_PRONE], &prone)) || (r = truth(f[F_AIMED], &aimed))
+        || (r = truth(f[F_GRABBED_BY], &grabbed)) || (r = truth(f[F_NO_ATTACKS], &no_attacks)))
         return r;
-    if ((r = as_double(field(state, S_prone), &f_prone)) || (r = as_double(field(state, S_aimed), &f_aimed))
-        || (r = as_double(field(state, S_charged), &f_charged))
-        || (r = as_double(field(state, S_aoo_used), &f_aoo)))
+    if ((r = as_double(f[F_PRONE], &f_prone)) || (r = as_double(f[F_AIMED], &f_aimed))
+        || (r = as_double(f[F_CHARGED], &f_charged)) || (r = as_double(f[F_AOO_USED], &f_aoo)))
         return r;
-    v = field(state, S_pinned_by);
-    if (!v)
-        return PyErr_Occurred() ? -1 : UNSUPPORTED;
-    pinned = v != Py_None;
-    if ((r = int_list(field(state, S_hands), hands, MAX_WEAPONS, &n_hands))
-        || (r = int_list(field(state, S_lost), lost, MAX_LOST, &n_lost))
-        || (r = int_list(field(state, S_modes), modes, MAX_WEAPONS, &n_modes))
-        || (r = int_list(field(state, S_active_items), active, MAX_ITEMS, &n_active)))
-        return PyErr_Occurred() ? -1 : (r ? r : UNSUPPORTED);
+    if (!f[F_PINNED_BY] || !f[F_AID])
+        return UNSUPPORTED;
+    pinned = f[F_PINNED_BY] != Py_None;
+    rc->aid = f[F_AID];
+    if ((r = int_list(f[F_HANDS], hands, MAX_WEAPONS, &n_hands)) || (r = int_list(f[F_LOST], lost, MAX_LOST, &n_lost))
+        || (r = int_list(f[F_MODES], modes, MAX_WEAPONS, &n_modes))
+        || (r = int_list(f[F_ACTIVE_ITEMS], active, MAX_ITEMS, &n_active)))
+        return r;
     for (k = 0; k < n_active; k++) {
         if (active[k] < 0 || active[k] >= p->n_items)
             return UNSUPPORTED;
@@ -474,7 +505,7 @@ static int record(PyObject *u, PyObject *make_profile, Rec *rc) {
         rc->r_ab = attack_bonus(p, rc->ranged, ctp, attack_penalty, grabbed, prone, suppressed, mode);
         rc->r_mean = p->weapons[rc->ranged].mean[aimed ? 1 : 0] / (mode == MODE_STUN ? 2 : 1);
         rc->r_auto = mode == MODE_AUTOFIRE;
-        rc->r_ranges = p->weapons[rc->ranged].ranges;
+        memcpy(rc->r_ranges, p->weapons[rc->ranged].ranges, sizeof(rc->r_ranges));
     }
     return 0;
 }
@@ -556,11 +587,14 @@ static int threat(const Map *m, const Rec *a, const Rec *t, double *p_out, doubl
     *p_out = *dmg_out = 0.0;
     if (t->down || !a->can_act || (a->melee < 0 && a->ranged < 0))
         return 0;
+    if (a->x < 0 || a->x >= m->width || a->y < 0 || a->y >= m->height || t->x < 0 || t->x >= m->width || t->y < 0
+        || t->y >= m->height)
+        return UNSUPPORTED;
     ia = a->y * m->width + a->x;
     it = t->y * m->width + t->x;
     dist = distance(m, a->x, a->y, t->x, t->y);
     sight(m, ia, it, &los, &loe, &cover, &blocked);
-    if (!t->aid || !PyDict_Check(t->aid))
+    if (!PyDict_Check(t->aid))
         return UNSUPPORTED;
     {
         PyObject *aider = PyDict_GetItemWithError(t->aid, a->side);
@@ -692,7 +726,8 @@ static PyBufferProcs parts_as_buffer = {
 };
 
 static PyTypeObject PartsType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "engine.rulesets.saga._observe.Parts",
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "engine.rulesets.saga._observe.Parts",
     .tp_doc = PyDoc_STR("The Saga observation parts of `observe.observation_parts`: a sequence of (features, threat "
                         "or None) per unit, and a read-only float64 buffer of shape (units, 14 + 5): the features, "
                         "the threat (p, damage, q, damage back; zeros for None), the reach of the squares the unit "
@@ -749,35 +784,16 @@ static PyObject *parts(PyObject *self, PyObject *args) {
     m.size = codes.len;
     m.height = m.size / m.width;
 
-    /* the squares of the active units: a line through one of them is blocked */
-    n_all = PyList_GET_SIZE(all_units);
-    if (n_all > 64 && !(occupied = PyMem_Malloc(n_all * sizeof(long)))) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    for (k = 0; k < n_all; k++) {
-        PyObject *u = PyList_GET_ITEM(all_units, k);
-        long x, y;
-        int down;
-        if ((v = PyObject_GetAttr(u, S_down)) == NULL)
-            goto fail;
-        down = PyObject_IsTrue(v);
-        Py_DECREF(v);
-        if (down < 0)
-            goto fail;
-        if (down)
-            continue;
-        if ((r = get_pos(u, &x, &y)) != 0)
-            goto done;
-        occupied[m.n_occupied++] = y * m.width + x;
-    }
-
     n = PySequence_Fast_GET_SIZE(fast);
     recs = PyMem_Malloc((n ? n : 1) * sizeof(Rec));
     out = PyObject_New(PartsObject, &PartsType);
+    if (out) {
+        out->n = n;
+        out->v = NULL;
+        out->has_threat = NULL;
+    }
     if (!recs || !out)
         goto fail_mem;
-    out->n = n;
     out->v = PyMem_Calloc(n ? n * WIDTH : 1, sizeof(double));
     out->has_threat = PyMem_Calloc(n ? n : 1, 1);
     if (!out->v || !out->has_threat)
@@ -800,6 +816,38 @@ static PyObject *parts(PyObject *self, PyObject *args) {
             goto done;
         ra = &actor_rec;
     }
+    /* the squares of the active units (a line through one of them is blocked), from the records where it can */
+    n_all = PyList_GET_SIZE(all_units);
+    if (n_all > 64 && !(occupied = PyMem_Malloc(n_all * sizeof(long)))) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (k = 0; k < n_all; k++) {
+        PyObject *u = PyList_GET_ITEM(all_units, k);
+        Py_ssize_t j;
+        long x, y;
+        int down = -1;
+        for (j = 0; j < n; j++)
+            if (recs[j].unit == u) {
+                down = recs[j].down;
+                x = recs[j].x;
+                y = recs[j].y;
+                break;
+            }
+        if (down < 0) {
+            if ((v = PyObject_GetAttr(u, S_down)) == NULL)
+                goto fail;
+            down = PyObject_IsTrue(v);
+            Py_DECREF(v);
+            if (down < 0)
+                goto fail;
+            if (!down && (r = get_pos(u, &x, &y)) != 0)
+                goto done;
+        }
+        if (!down)
+            occupied[m.n_occupied++] = y * m.width + x;
+    }
+    m.occupied = occupied;
     for (k = 0; k < n; k++) {
         Rec *ru = &recs[k];
         double *row = out->v + k * WIDTH;
@@ -817,28 +865,6 @@ static PyObject *parts(PyObject *self, PyObject *args) {
             goto fail;
         if (!ne)
             continue;
-        if (!ra->aid) { /* the aid maps are only read for the threats */
-            PyObject *st = PyObject_GetAttr(ra->unit, S_state);
-            if (!st)
-                goto fail;
-            ra->aid = PyDict_GetItemWithError(st, S_aid);
-            Py_DECREF(st);
-            if (!ra->aid) {
-                r = PyErr_Occurred() ? -1 : UNSUPPORTED;
-                goto done;
-            }
-        }
-        {
-            PyObject *st = PyObject_GetAttr(ru->unit, S_state);
-            if (!st)
-                goto fail;
-            ru->aid = PyDict_GetItemWithError(st, S_aid);
-            Py_DECREF(st);
-            if (!ru->aid) {
-                r = PyErr_Occurred() ? -1 : UNSUPPORTED;
-                goto done;
-            }
-        }
         out->has_threat[k] = 1;
         if ((r = threat(&m, ra, ru, &row[N_FEATURES], &row[N_FEATURES + 1])) != 0
             || (r = threat(&m, ru, ra, &row[N_FEATURES + 2], &row[N_FEATURES + 3])) != 0)
@@ -858,6 +884,8 @@ done:
     Py_XDECREF(all_units);
     Py_XDECREF(grid);
     PyBuffer_Release(&codes);
+    if (r == UNSUPPORTED && PyErr_Occurred())
+        r = -1;
     if (r) {
         Py_XDECREF(out);
         if (r == -1)
@@ -889,6 +917,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_observe", "The Saga
 
 PyMODINIT_FUNC PyInit__observe(void) {
     PyObject *m;
+    int k;
     if (PyType_Ready(&PartsType) < 0)
         return NULL;
 #define INTERN(var, text)                                                                                        \
@@ -904,24 +933,11 @@ PyMODINIT_FUNC PyInit__observe(void) {
     INTERN(S_id, "id")
     INTERN(S_stats, "stats")
     INTERN(S_state, "state")
-    INTERN(S_ct, "ct")
-    INTERN(S_defense, "defense")
-    INTERN(S_active_items, "active_items")
-    INTERN(S_charged, "charged")
-    INTERN(S_prone, "prone")
-    INTERN(S_aimed, "aimed")
-    INTERN(S_grabbed_by, "grabbed_by")
-    INTERN(S_pinned_by, "pinned_by")
-    INTERN(S_attack_penalty, "attack_penalty")
-    INTERN(S_aoo_used, "aoo_used")
-    INTERN(S_winds_used, "winds_used")
-    INTERN(S_hands, "hands")
-    INTERN(S_lost, "lost")
-    INTERN(S_modes, "modes")
-    INTERN(S_suppressed, "suppressed")
-    INTERN(S_no_attacks, "no_attacks")
-    INTERN(S_aid, "aid")
 #undef INTERN
+    for (k = 0; k < N_FIELDS; k++)
+        if (!(FIELD_NAMES[k] = PyUnicode_InternFromString(FIELD_TEXT[k])))
+            return NULL;
+    index_fields();
     if (!(PROFILES = PyDict_New()))
         return NULL;
     m = PyModule_Create(&module);
