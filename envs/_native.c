@@ -4,6 +4,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <string.h>
 
 enum { KIND_NONE = 0, KIND_SQUARE = 1, KIND_ALLY = 2, KIND_OTHER = 3 };
 
@@ -127,8 +128,8 @@ fail:
     return NULL;
 }
 
-static int get_long_attr(PyObject *o, const char *name, long *out) {
-    PyObject *v = PyObject_GetAttrString(o, name);
+static int get_long_attr(PyObject *o, PyObject *name, long *out) {
+    PyObject *v = PyObject_GetAttr(o, name);
     int r;
     if (!v)
         return -1;
@@ -137,8 +138,22 @@ static int get_long_attr(PyObject *o, const char *name, long *out) {
     return r;
 }
 
+/* the truth of an attribute: 1, 0, or -1 on an error */
+static int get_truth_attr(PyObject *o, PyObject *name) {
+    PyObject *v = PyObject_GetAttr(o, name);
+    int r;
+    if (!v)
+        return -1;
+    r = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return r;
+}
+
+static PyObject *S_pos, *S_hp, *S_max_hp, *S_down, *S_side, *S_id, *S_stats, *S_reach, *S_units, *S_grid,
+    *S_width, *S_height, *S_metric, *S_round, *S_round_limit, *S_over, *S_budget, *S_phase_index;
+
 static int get_pos(PyObject *u, long *x, long *y) {
-    PyObject *pos = PyObject_GetAttrString(u, "pos");
+    PyObject *pos = PyObject_GetAttr(u, S_pos);
     int r = -1;
     if (!pos)
         return -1;
@@ -155,130 +170,386 @@ static float clip5(double v) {
     return f > 5.0f ? 5.0f : (f < -5.0f ? -5.0f : f);
 }
 
-/* unit_rows(out, offset, rows, parts, actor, W, H, width, base, metric) -> None
- * Writes the unit rows of ObservationEncoder.encode into the float32 buffer `out` from `offset`, clipped to
- * [-5, 5]: per row (a Unit or None) of `rows`, with `parts` = (features, threat or None) of each Unit row in
- * order; `width` floats a row, of which `base` (9 + 4) are not features; metric 0 alternating, 1 chebyshev, 2
- * manhattan. */
-static PyObject *unit_rows(PyObject *self, PyObject *args) {
-    PyObject *out_obj, *rows, *parts, *actor, *rows_fast = NULL, *parts_fast = NULL;
-    Py_ssize_t offset, r, k = 0;
-    long W, H, width, base, metric, ax, ay, actor_hp;
-    Py_buffer out;
-    float *o;
+static long metric_distance(int metric, long dx, long dy) {
+    long hi, lo;
+    dx = labs(dx);
+    dy = labs(dy);
+    hi = dx > dy ? dx : dy;
+    lo = dx > dy ? dy : dx;
+    return metric == 0 ? hi + lo / 2 : (metric == 1 ? hi : dx + dy);
+}
 
-    if (!PyArg_ParseTuple(args, "OnOOOlllll", &out_obj, &offset, &rows, &parts, &actor, &W, &H, &width, &base,
-                          &metric))
+/* What the encoder reads of a unit, once. */
+typedef struct {
+    PyObject *u; /* borrowed from enc.units (or the actor) */
+    long x, y;
+    int down, same_side, is_actor;
+    Py_ssize_t part; /* its place among the units given to `parts`, -1 when it has no row */
+} Info;
+
+static int read_info(PyObject *u, PyObject *actor_side, PyObject *actor_id, Info *in) {
+    PyObject *v;
+    in->u = u;
+    in->part = -1;
+    if (get_pos(u, &in->x, &in->y) < 0 || (in->down = get_truth_attr(u, S_down)) < 0)
+        return -1;
+    if (!(v = PyObject_GetAttr(u, S_side)))
+        return -1;
+    in->same_side = PyObject_RichCompareBool(v, actor_side, Py_EQ);
+    Py_DECREF(v);
+    if (in->same_side < 0 || !(v = PyObject_GetAttr(u, S_id)))
+        return -1;
+    in->is_actor = PyObject_RichCompareBool(v, actor_id, Py_EQ);
+    Py_DECREF(v);
+    return in->is_actor < 0 ? -1 : 0;
+}
+
+/* One unit row (ObservationEncoder._unit_rows): `feats` nf doubles (or the list / tuple `feat_seq`), the threat
+ * t[4] or none. */
+static int write_row(float *o, const Info *in, long ax, long ay, long actor_hp, double W, double H, int metric,
+                     long base, long width, const double *feats, PyObject *feat_seq, Py_ssize_t nf,
+                     const double *t) {
+    long hp, max_hp, j, x = in->x, y = in->y;
+    if (get_long_attr(in->u, S_hp, &hp) || get_long_attr(in->u, S_max_hp, &max_hp))
+        return -1;
+    if (base + nf > width) {
+        PyErr_SetString(PyExc_ValueError, "more features than the row has room for");
+        return -1;
+    }
+    o[0] = 1.0f;
+    o[1] = in->down ? 0.0f : 1.0f;
+    o[2] = clip5((double)hp / (double)(max_hp > 1 ? max_hp : 1));
+    o[3] = clip5((double)hp / 50.0);
+    o[4] = clip5((double)x / W);
+    o[5] = clip5((double)y / H);
+    o[6] = clip5((double)(x - ax) / W);
+    o[7] = clip5((double)(y - ay) / H);
+    o[8] = clip5((double)metric_distance(metric, x - ax, y - ay) / 20.0);
+    for (j = 0; j < nf; j++) {
+        double v = feats ? feats[j] : PyFloat_AsDouble(PySequence_Fast_GET_ITEM(feat_seq, j));
+        if (v == -1.0 && PyErr_Occurred())
+            return -1;
+        o[base - 4 + j] = clip5(v);
+    }
+    if (t) {
+        o[base - 4 + nf] = clip5(t[0]);
+        o[base - 4 + nf + 1] = clip5(t[1] / (double)(hp > 1 ? hp : 1));
+        o[base - 4 + nf + 2] = clip5(t[2]);
+        o[base - 4 + nf + 3] = clip5(t[3] / (double)actor_hp);
+    }
+    return 0;
+}
+
+/* The reach a unit threatens squares with: the figures' column when given (>= 0), else threatens(u) and then
+ * its stats' "reach" (1 without one); 0 for none. */
+static int threat_reach(PyObject *u, PyObject *threatens, double figure, long *reach) {
+    PyObject *res, *stats, *v;
+    int yes;
+    *reach = 0;
+    if (figure >= 0) {
+        *reach = (long)figure;
+        return 0;
+    }
+    res = PyObject_CallOneArg(threatens, u);
+    if (!res)
+        return -1;
+    yes = PyObject_IsTrue(res);
+    Py_DECREF(res);
+    if (yes <= 0)
+        return yes;
+    stats = PyObject_GetAttr(u, S_stats);
+    if (!stats)
+        return -1;
+    *reach = 1;
+    if (PyDict_Check(stats)) {
+        v = PyDict_GetItemWithError(stats, S_reach);
+        if (v && as_int(v, reach) < 0)
+            v = NULL;
+        if (!v && PyErr_Occurred()) {
+            Py_DECREF(stats);
+            return -1;
+        }
+    }
+    Py_DECREF(stats);
+    return 0;
+}
+
+/* encode(out, enc, actor, spec, planes, parts, threatens) -> None: ObservationEncoder.encode into the float32
+ * buffer `out`.
+ * spec: (max_per_side, W, H, unit width, base, radius, phases, slot names, slot maxima dict), as the encoder
+ * holds them; planes: the encoder's padded float32 planes of the map, (9, height + 2R, width + 2R);
+ * parts(enc, actor, units) -> the ruleset's parts of the unit rows: a sequence of (features, threat or None), or
+ * an object with a float64 buffer of shape (units, features + 5) (features, the threat with zeros for None, the
+ * reach of the squares the unit threatens); threatens(unit) -> bool or None (no threatened plane). */
+static PyObject *encode(PyObject *self, PyObject *args) {
+    PyObject *out_obj, *enc, *actor, *spec, *planes_obj, *parts_fn, *threatens, *slot_names, *slots;
+    PyObject *units = NULL, *grid = NULL, *present = NULL, *got = NULL, *parts_fast = NULL, *budget = NULL;
+    PyObject *actor_side = NULL, *actor_id = NULL, *v;
+    Py_buffer out, planes, figs;
+    int have_planes = 0, have_figs = 0, metric;
+    long mps, R, n_phases, width, base, side, n_global, n_rows, gw, gh, ax, ay, actor_hp, phase, pw, ph;
+    long n_other = 0, n_mine = 0, k, j, p;
+    double W, H;
+    Py_ssize_t n_units, nf = 0, fig_width = 0, size;
+    Info *info = NULL, actor_info, **rows = NULL;
+    float *o, *maps;
+    const double *fig = NULL;
+
+    if (!PyArg_ParseTuple(args, "OOOO!OOO", &out_obj, &enc, &actor, &PyTuple_Type, &spec, &planes_obj, &parts_fn,
+                          &threatens))
         return NULL;
+    if (!PyArg_ParseTuple(spec, "lddllllO!O!", &mps, &W, &H, &width, &base, &R, &n_phases, &PyTuple_Type,
+                          &slot_names, &PyDict_Type, &slots))
+        return NULL;
+    side = 2 * R + 1;
+    n_global = 2 + PyTuple_GET_SIZE(slot_names) + n_phases;
+    n_rows = 2 * mps;
+    size = n_global + n_rows * width + 9 * side * side;
+    if (mps < 1 || R < 0 || base < 4 || width < base || n_phases < 0) {
+        PyErr_SetString(PyExc_ValueError, "encode: bad spec");
+        return NULL;
+    }
     if (PyObject_GetBuffer(out_obj, &out, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
         return NULL;
-    if (out.itemsize != 4) {
-        PyErr_SetString(PyExc_ValueError, "out must be a float32 buffer");
+    if (out.itemsize != 4 || out.len < size * 4) {
+        PyErr_SetString(PyExc_ValueError, "out must be a float32 buffer of the observation's size");
         goto fail;
     }
-    rows_fast = PySequence_Fast(rows, "rows must be a sequence");
-    parts_fast = PySequence_Fast(parts, "parts must be a sequence");
-    if (!rows_fast || !parts_fast)
+    o = (float *)out.buf;
+
+    /* globals */
+    {
+        long round, limit;
+        int over;
+        if (get_long_attr(enc, S_round, &round) || get_long_attr(enc, S_round_limit, &limit)
+            || (over = get_truth_attr(enc, S_over)) < 0 || get_long_attr(enc, S_phase_index, &phase))
+            goto fail;
+        o[0] = clip5((double)round / (double)(limit > 1 ? limit : 1));
+        o[1] = over ? 1.0f : 0.0f;
+        budget = PyObject_GetAttr(enc, S_budget);
+        if (!budget)
+            goto fail;
+        if (!PyDict_Check(budget)) {
+            PyErr_SetString(PyExc_TypeError, "enc.budget must be a dict");
+            goto fail;
+        }
+        for (k = 0; k < PyTuple_GET_SIZE(slot_names); k++) {
+            PyObject *name = PyTuple_GET_ITEM(slot_names, k), *have = PyDict_GetItemWithError(budget, name), *most;
+            double b = 0.0, m;
+            if (!have && PyErr_Occurred())
+                goto fail;
+            if (have && (b = PyFloat_AsDouble(have)) == -1.0 && PyErr_Occurred())
+                goto fail;
+            most = PyDict_GetItemWithError(slots, name);
+            if (!most) {
+                if (!PyErr_Occurred())
+                    PyErr_SetObject(PyExc_KeyError, name);
+                goto fail;
+            }
+            if ((m = PyFloat_AsDouble(most)) == -1.0 && PyErr_Occurred())
+                goto fail;
+            o[2 + k] = clip5(b / (m > 1 ? m : 1.0));
+        }
+        for (k = 0; k < n_phases; k++)
+            o[2 + PyTuple_GET_SIZE(slot_names) + k] = k == phase ? 1.0f : 0.0f;
+    }
+
+    /* rows: the actor, its allies, the other side, each in unit order */
+    grid = PyObject_GetAttr(enc, S_grid);
+    units = PyObject_GetAttr(enc, S_units);
+    actor_side = PyObject_GetAttr(actor, S_side);
+    actor_id = PyObject_GetAttr(actor, S_id);
+    if (!grid || !units || !actor_side || !actor_id)
         goto fail;
-    if (offset < 0 || (offset + PySequence_Fast_GET_SIZE(rows_fast) * width) * 4 > out.len) {
-        PyErr_SetString(PyExc_IndexError, "the rows do not fit the buffer");
+    if (!PyList_Check(units)) {
+        PyErr_SetString(PyExc_TypeError, "enc.units must be a list");
         goto fail;
     }
-    if (get_pos(actor, &ax, &ay) || get_long_attr(actor, "hp", &actor_hp))
+    if (get_long_attr(grid, S_width, &gw) || get_long_attr(grid, S_height, &gh))
+        goto fail;
+    v = PyObject_GetAttr(grid, S_metric);
+    if (!v)
+        goto fail;
+    metric = PyUnicode_Check(v) && PyUnicode_CompareWithASCIIString(v, "alternating") == 0 ? 0
+             : PyUnicode_Check(v) && PyUnicode_CompareWithASCIIString(v, "chebyshev") == 0 ? 1
+                                                                                             : 2;
+    Py_DECREF(v);
+    if (get_long_attr(actor, S_hp, &actor_hp))
         goto fail;
     actor_hp = actor_hp > 1 ? actor_hp : 1;
-    o = (float *)out.buf + offset;
-    for (r = 0; r < PySequence_Fast_GET_SIZE(rows_fast); r++, o += width) {
-        PyObject *u = PySequence_Fast_GET_ITEM(rows_fast, r), *part, *feats, *threat, *down;
-        long x, y, hp, max_hp, dx, dy, hi, lo, dist, j;
-        Py_ssize_t nf;
-        int is_down;
-        for (j = 0; j < width; j++)
-            o[j] = 0.0f;
-        if (u == Py_None)
-            continue;
-        if (k >= PySequence_Fast_GET_SIZE(parts_fast)) {
+    n_units = PyList_GET_SIZE(units);
+    info = PyMem_Malloc((n_units ? n_units : 1) * sizeof(Info));
+    rows = PyMem_Calloc(n_rows, sizeof(Info *));
+    present = PyList_New(0);
+    if (!info || !rows || !present) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto fail;
+    }
+    rows[0] = NULL;
+    for (k = 0; k < n_units; k++) {
+        Info *in = &info[k];
+        if (read_info(PyList_GET_ITEM(units, k), actor_side, actor_id, in) < 0)
+            goto fail;
+        if (in->u == actor)
+            rows[0] = in;
+        if (in->same_side) {
+            if (!in->is_actor && n_mine < mps - 1)
+                rows[1 + n_mine++] = in;
+        } else if (n_other++ < mps) {
+            rows[mps + n_other - 1] = in;
+        }
+    }
+    if (!rows[0]) { /* an actor not (or not as this object) in enc.units */
+        if (read_info(actor, actor_side, actor_id, &actor_info) < 0)
+            goto fail;
+        rows[0] = &actor_info;
+    }
+    ax = rows[0]->x;
+    ay = rows[0]->y;
+    for (k = 0; k < n_rows; k++)
+        if (rows[k]) {
+            rows[k]->part = PyList_GET_SIZE(present);
+            if (PyList_Append(present, rows[k]->u) < 0)
+                goto fail;
+        }
+
+    got = PyObject_CallFunctionObjArgs(parts_fn, enc, actor, present, NULL);
+    if (!got)
+        goto fail;
+    if (PyObject_CheckBuffer(got)) {
+        if (PyObject_GetBuffer(got, &figs, PyBUF_ND | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+            goto fail;
+        have_figs = 1;
+        if (figs.ndim != 2 || figs.itemsize != 8 || !figs.format || strcmp(figs.format, "d") != 0
+            || figs.shape[0] != PyList_GET_SIZE(present) || figs.shape[1] < 5) {
+            PyErr_SetString(PyExc_ValueError, "the parts' buffer must be float64 of shape (units, features + 5)");
+            goto fail;
+        }
+        fig = (const double *)figs.buf;
+        fig_width = figs.shape[1];
+        nf = fig_width - 5;
+    } else {
+        parts_fast = PySequence_Fast(got, "the parts must be a sequence");
+        if (!parts_fast)
+            goto fail;
+        if (PySequence_Fast_GET_SIZE(parts_fast) < PyList_GET_SIZE(present)) {
             PyErr_SetString(PyExc_IndexError, "fewer parts than units");
             goto fail;
         }
-        part = PySequence_Fast_GET_ITEM(parts_fast, k++);
-        if (!PyTuple_Check(part) || PyTuple_GET_SIZE(part) != 2) {
-            PyErr_SetString(PyExc_TypeError, "a part must be (features, threat or None)");
-            goto fail;
-        }
-        feats = PyTuple_GET_ITEM(part, 0);
-        threat = PyTuple_GET_ITEM(part, 1);
-        if (get_pos(u, &x, &y) || get_long_attr(u, "hp", &hp) || get_long_attr(u, "max_hp", &max_hp))
-            goto fail;
-        down = PyObject_GetAttrString(u, "down");
-        if (!down)
-            goto fail;
-        is_down = PyObject_IsTrue(down);
-        Py_DECREF(down);
-        if (is_down < 0)
-            goto fail;
-        dx = labs(x - ax);
-        dy = labs(y - ay);
-        hi = dx > dy ? dx : dy;
-        lo = dx > dy ? dy : dx;
-        dist = metric == 0 ? hi + lo / 2 : (metric == 1 ? hi : dx + dy);
-        o[0] = 1.0f;
-        o[1] = is_down ? 0.0f : 1.0f;
-        o[2] = clip5((double)hp / (double)(max_hp > 1 ? max_hp : 1));
-        o[3] = clip5((double)hp / 50.0);
-        o[4] = clip5((double)x / (double)W);
-        o[5] = clip5((double)y / (double)H);
-        o[6] = clip5((double)(x - ax) / (double)W);
-        o[7] = clip5((double)(y - ay) / (double)H);
-        o[8] = clip5((double)dist / 20.0);
-        if (!PyList_Check(feats) && !PyTuple_Check(feats)) {
-            PyErr_SetString(PyExc_TypeError, "features must be a list or tuple");
-            goto fail;
-        }
-        nf = PySequence_Fast_GET_SIZE(feats);
-        if (base + nf > width) {
-            PyErr_SetString(PyExc_ValueError, "more features than the row has room for");
-            goto fail;
-        }
-        for (j = 0; j < nf; j++) {
-            double v = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(feats, j));
-            if (v == -1.0 && PyErr_Occurred())
+    }
+    for (k = 0; k < n_rows; k++) {
+        float *row = o + n_global + k * width;
+        const Info *in = rows[k];
+        for (j = 0; j < width; j++)
+            row[j] = 0.0f;
+        if (!in)
+            continue;
+        if (fig) {
+            const double *f = fig + in->part * fig_width;
+            if (write_row(row, in, ax, ay, actor_hp, W, H, metric, base, width, f, NULL, nf, f + nf))
                 goto fail;
-            o[base - 4 + j] = clip5(v);
-        }
-        if (threat != Py_None) {
+        } else {
+            PyObject *part = PySequence_Fast_GET_ITEM(parts_fast, in->part), *feats, *threat;
             double t[4];
-            if (!PyTuple_Check(threat) || PyTuple_GET_SIZE(threat) != 4) {
-                PyErr_SetString(PyExc_TypeError, "a threat must be (p, damage, q, damage back)");
+            if (!PyTuple_Check(part) || PyTuple_GET_SIZE(part) != 2) {
+                PyErr_SetString(PyExc_TypeError, "a part must be (features, threat or None)");
                 goto fail;
             }
-            for (j = 0; j < 4; j++) {
-                t[j] = PyFloat_AsDouble(PyTuple_GET_ITEM(threat, j));
-                if (t[j] == -1.0 && PyErr_Occurred())
-                    goto fail;
+            feats = PyTuple_GET_ITEM(part, 0);
+            threat = PyTuple_GET_ITEM(part, 1);
+            if (!PyList_Check(feats) && !PyTuple_Check(feats)) {
+                PyErr_SetString(PyExc_TypeError, "features must be a list or tuple");
+                goto fail;
             }
-            o[base - 4 + nf] = clip5(t[0]);
-            o[base - 4 + nf + 1] = clip5(t[1] / (double)(hp > 1 ? hp : 1));
-            o[base - 4 + nf + 2] = clip5(t[2]);
-            o[base - 4 + nf + 3] = clip5(t[3] / (double)actor_hp);
+            if (threat != Py_None) {
+                if (!PyTuple_Check(threat) || PyTuple_GET_SIZE(threat) != 4) {
+                    PyErr_SetString(PyExc_TypeError, "a threat must be (p, damage, q, damage back)");
+                    goto fail;
+                }
+                for (j = 0; j < 4; j++)
+                    if ((t[j] = PyFloat_AsDouble(PyTuple_GET_ITEM(threat, j))) == -1.0 && PyErr_Occurred())
+                        goto fail;
+            }
+            if (write_row(row, in, ax, ay, actor_hp, W, H, metric, base, width, NULL, feats,
+                          PySequence_Fast_GET_SIZE(feats), threat != Py_None ? t : NULL))
+                goto fail;
         }
     }
-    Py_DECREF(rows_fast);
-    Py_DECREF(parts_fast);
-    PyBuffer_Release(&out);
-    Py_RETURN_NONE;
+
+    /* map planes: the window of the padded terrain planes, then threatened squares and units */
+    if (PyObject_GetBuffer(planes_obj, &planes, PyBUF_ND | PyBUF_C_CONTIGUOUS) < 0)
+        goto fail;
+    have_planes = 1;
+    ph = gh + 2 * R;
+    pw = gw + 2 * R;
+    if (planes.itemsize != 4 || planes.ndim != 3 || planes.shape[0] != 9 || planes.shape[1] != ph
+        || planes.shape[2] != pw) {
+        PyErr_SetString(PyExc_ValueError, "planes must be float32 of shape (9, height + 2R, width + 2R)");
+        goto fail;
+    }
+    if (ax < 0 || ax >= gw || ay < 0 || ay >= gh) {
+        PyErr_SetString(PyExc_ValueError, "the actor stands outside the map");
+        goto fail;
+    }
+    maps = o + n_global + n_rows * width;
+    for (p = 0; p < 9; p++)
+        for (j = 0; j < side; j++)
+            memcpy(maps + (p * side + j) * side, (const float *)planes.buf + (p * ph + ay + j) * pw + ax,
+                   side * sizeof(float));
+    for (k = 0; k < n_units; k++) {
+        const Info *in = &info[k];
+        long i = in->x - (ax - R), jj = in->y - (ay - R), dx, dy, reach;
+        if (in->down)
+            continue;
+        if (!in->same_side && threatens != Py_None) {
+            if (threat_reach(in->u, threatens, fig && in->part >= 0 ? fig[in->part * fig_width + nf + 4] : -1.0,
+                             &reach) < 0)
+                goto fail;
+            for (dy = -reach; dy <= reach; dy++) {
+                long y = in->y + dy, wj = jj + dy;
+                if (y < 0 || y >= gh || wj < 0 || wj >= side)
+                    continue;
+                for (dx = -reach; dx <= reach; dx++) {
+                    long x = in->x + dx, wi = i + dx;
+                    if ((dx || dy) && x >= 0 && x < gw && wi >= 0 && wi < side
+                        && metric_distance(metric, dx, dy) <= reach)
+                        maps[(7 * side + wj) * side + wi] = 1.0f;
+                }
+            }
+        }
+        if (!in->is_actor && i >= 0 && i < side && jj >= 0 && jj < side)
+            maps[((in->same_side ? 5 : 6) * side + jj) * side + i] = 1.0f;
+    }
+    goto done;
 fail:
-    Py_XDECREF(rows_fast);
-    Py_XDECREF(parts_fast);
+    k = -1;
+done:
+    if (have_planes)
+        PyBuffer_Release(&planes);
+    if (have_figs)
+        PyBuffer_Release(&figs);
     PyBuffer_Release(&out);
-    return NULL;
+    Py_XDECREF(parts_fast);
+    Py_XDECREF(got);
+    Py_XDECREF(present);
+    PyMem_Free(rows);
+    PyMem_Free(info);
+    Py_XDECREF(actor_side);
+    Py_XDECREF(actor_id);
+    Py_XDECREF(units);
+    Py_XDECREF(grid);
+    Py_XDECREF(budget);
+    if (k < 0)
+        return NULL;
+    Py_RETURN_NONE;
 }
 
 static PyMethodDef methods[] = {
     {"action_indices", action_indices, METH_VARARGS,
      "action_indices(legal, table, slot_mine, slot_other, ax, ay, side, end_name, mask) -> [index | None]"},
-    {"unit_rows", unit_rows, METH_VARARGS,
-     "unit_rows(out, offset, rows, parts, actor, W, H, width, base, metric): the observation's unit rows"},
+    {"encode", encode, METH_VARARGS,
+     "encode(out, enc, actor, spec, planes, parts, threatens): ObservationEncoder.encode into out"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -286,7 +557,30 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native",
                                     "The codec's and observation encoder's per-decision loops in C.", -1, methods};
 
 PyMODINIT_FUNC PyInit__native(void) {
-    PyObject *m = PyModule_Create(&module);
+    PyObject *m;
+#define INTERN(var, text)                                                                                        \
+    if (!(var = PyUnicode_InternFromString(text)))                                                              \
+        return NULL;
+    INTERN(S_pos, "pos")
+    INTERN(S_hp, "hp")
+    INTERN(S_max_hp, "max_hp")
+    INTERN(S_down, "down")
+    INTERN(S_side, "side")
+    INTERN(S_id, "id")
+    INTERN(S_stats, "stats")
+    INTERN(S_reach, "reach")
+    INTERN(S_units, "units")
+    INTERN(S_grid, "grid")
+    INTERN(S_width, "width")
+    INTERN(S_height, "height")
+    INTERN(S_metric, "metric")
+    INTERN(S_round, "round")
+    INTERN(S_round_limit, "round_limit")
+    INTERN(S_over, "over")
+    INTERN(S_budget, "budget")
+    INTERN(S_phase_index, "phase_index")
+#undef INTERN
+    m = PyModule_Create(&module);
     if (m && (PyModule_AddIntConstant(m, "KIND_NONE", KIND_NONE) < 0
               || PyModule_AddIntConstant(m, "KIND_SQUARE", KIND_SQUARE) < 0
               || PyModule_AddIntConstant(m, "KIND_ALLY", KIND_ALLY) < 0

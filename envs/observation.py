@@ -9,6 +9,14 @@ Layout:
             its best attack on the actor (hit chance, expected damage / actor hp)
   map       planes of a (2R+1)^2 window around the actor: impassable, low cover, heavy cover, difficult,
             closed door, ally, enemy, threatened by an enemy (the ruleset's `threatens`), off map
+
+The ruleset supplies the features and threat estimates of the unit rows through `observation_parts(enc, actor,
+units)` when it has one (else `unit_features` and `threat_estimate` both ways): a sequence of (features, threat
+or None) per unit. It may instead return an object that is that sequence and also exposes a C-contiguous float64
+buffer of shape (units, n_unit_features + 5): per unit its features, the threat (p, damage, q, damage back;
+zeros for None), then the reach of the squares it threatens by the ruleset's `threatens` (0: none). The C
+encoder (`_native.encode`) then reads the figures from the buffer without making Python objects (Saga's
+`observe.observation_parts` does this).
 """
 from __future__ import annotations
 
@@ -20,17 +28,18 @@ from engine.core.ruleset import Ruleset
 from engine.core.state import Encounter
 from engine.core.units import Unit
 
-try:  # the unit rows in C (envs/_native.c), built by `pip install`; Python below otherwise
+try:  # the whole encoding in C (envs/_native.c), built by `pip install`; Python below otherwise
     from . import _native
 except ImportError:  # pragma: no cover - only without a C compiler
     _native = None
 
-_METRIC_CODES = {"alternating": 0, "chebyshev": 1, "manhattan": 2}
 PLANES = ("impassable", "low_cover", "heavy_cover", "difficult", "door", "ally", "enemy", "threatened", "off_map")
 BASE_UNIT = 9 + 4
 
 
 class ObservationEncoder:
+    """Encodes an encounter as seen by its actor into the fixed-size float32 vector described above."""
+
     def __init__(self, ruleset: Ruleset, max_per_side: int, map_w: int, map_h: int, radius: int = 7):
         self.ruleset, self.max_per_side, self.map_w, self.map_h, self.radius = \
             ruleset, max_per_side, map_w, map_h, radius
@@ -42,9 +51,29 @@ class ObservationEncoder:
         self.size = self.n_global + self.n_rows * self.unit_width + len(PLANES) * self.side * self.side
         self._plane_at = {"wall": 0, "window": 0, "heavy_cover": 2, "low_cover": 1, "difficult": 3, "door": 4}
         self._stencils: dict[tuple[str, int], np.ndarray] = {}
+        self._spec = (max_per_side, float(max(1, map_w)), float(max(1, map_h)), self.unit_width, BASE_UNIT, radius,
+                      len(ruleset.phases), tuple(self.slot_names), ruleset.economy.slots)
 
     def encode(self, enc: Encounter, actor: Unit, out: np.ndarray | None = None) -> np.ndarray:
+        """The observation of `enc` for `actor`, into `out` (a float32 array of `size`) when given."""
         obs = np.zeros(self.size, dtype=np.float32) if out is None else out
+        rs = self.ruleset
+        parts = getattr(rs, "observation_parts", None) or self._generic_parts
+        if _native is not None:
+            _native.encode(obs, enc, actor, self._spec, self._terrain_planes(enc.grid), parts,
+                           getattr(rs, "threatens", None))
+            return obs
+        return self._encode_py(enc, actor, obs, parts)
+
+    def _generic_parts(self, enc: Encounter, actor: Unit, units: list[Unit]) -> list[tuple[list[float], tuple | None]]:
+        """`observation_parts` for a ruleset without one: its `unit_features`, and `threat_estimate` both ways."""
+        rs = self.ruleset
+        side_a = actor.side
+        return [(rs.unit_features(enc, u), rs.threat_estimate(enc, actor, u) + rs.threat_estimate(enc, u, actor)
+                 if u.side != side_a and u.active else None) for u in units]
+
+    def _encode_py(self, enc: Encounter, actor: Unit, obs: np.ndarray, parts) -> np.ndarray:
+        """`encode` in Python (the fallback of `_native.encode` and its oracle in the tests)."""
         rs = self.ruleset
         # globals
         vals = [enc.round / max(1, enc.round_limit), float(enc.over)]
@@ -64,20 +93,10 @@ class ObservationEncoder:
         grid = enc.grid
         W, H = max(1, self.map_w), max(1, self.map_h)
         uw = self.unit_width
-        # features and both directions of every threat estimate in one call when the ruleset offers it
-        present = [u for u in rows if u is not None]
-        parts = getattr(rs, "observation_parts", None)
-        if parts is not None:
-            got = parts(enc, actor, present)
-        else:
-            got = [(rs.unit_features(enc, u), rs.threat_estimate(enc, actor, u) + rs.threat_estimate(enc, u, actor)
-                    if u.side != side_a and u.active else None) for u in present]
+        # features and both directions of every threat estimate in one call
+        got = parts(enc, actor, [u for u in rows if u is not None])
         base = self.n_global + self.n_rows * uw
-        if _native is not None:
-            obs[:self.n_global] = array("d", [min(5.0, max(-5.0, v)) for v in vals])
-            _native.unit_rows(obs, self.n_global, rows, got, actor, W, H, uw, BASE_UNIT, _METRIC_CODES[grid.metric])
-        else:
-            self._unit_rows(obs[:base], vals, rows, got, actor, grid, W, H)
+        self._unit_rows(obs[:base], vals, rows, got, actor, grid, W, H)
         # map planes: terrain, off-map and threatened squares from padded per-map arrays, units set per square
         side, R = self.side, self.radius
         maps = obs[base:base + len(PLANES) * side * side].reshape(len(PLANES), side, side)
@@ -103,8 +122,7 @@ class ObservationEncoder:
 
     def _unit_rows(self, head: np.ndarray, vals: list[float], rows: list[Unit | None], got: list, actor: Unit,
                    grid, W: int, H: int) -> None:
-        """The globals `vals` and the unit rows into `head`, clipped to [-5, 5] (Python version of
-        `_native.unit_rows`)."""
+        """The globals `vals` and the unit rows into `head`, clipped to [-5, 5]."""
         uw = self.unit_width
         ax, ay = actor.pos
         zeros = [0.0] * uw

@@ -1,14 +1,19 @@
 """The C loops of the codec and the observation encoder (envs/_native.c) give exactly what their Python
-versions give; both are checked on states from random battles, so the fallback stays correct too."""
+versions give; both are checked on states from random battles, so the fallback stays correct too. The
+observation is compared with the encoder's Python version fed by Saga's Python figures (the whole fallback),
+and with the Python encoder reading Saga's C figures as a sequence."""
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import engine.rulesets.saga.observe as saga_observe
 import envs.codec as codec_module
 import envs.observation as obs_module
 from engine.core.battle import Battle
 from engine.core.dice import SeededDice
+from engine.core.encounter_file import load_encounter
 from engine.core.generate import random_encounter
 from engine.rulesets import get_ruleset
 from envs.codec import ActionCodec
@@ -52,20 +57,98 @@ def test_indices_and_mask_match_python(monkeypatch, radius):
     assert n > 200 and unencodable > 0  # runs beyond a radius-3 window are left out
 
 
-@pytest.mark.parametrize("radius", [7, 3])
-def test_observation_matches_python(monkeypatch, radius):
+def _observation_states(n_battles: int, seed: int):
+    """States of random battles, one in three on a shipped encounter (doors, windows), some on clones with doors
+    opened or closed and objects broken; the end of each battle as each unit sees it (an episode's last
+    observation)."""
     rs = get_ruleset("saga")
-    oe = ObservationEncoder(rs, 4, 16, 16, radius=radius)
-    native = obs_module._native
+    rng = random.Random(seed)
+    files = sorted((Path(__file__).resolve().parents[2] / "configs" / "encounters" / "saga").glob("*.yaml"))
+    for k in range(n_battles):
+        if k % 3 == 0:
+            enc = load_encounter(files[(k // 3) % len(files)], rs)
+        else:
+            enc = random_encounter(rs, rng, rng.randint(8, 16), rng.randint(8, 16), sizes=(1, 4))
+        b = Battle(enc, rs, SeededDice(k))
+        b.start()
+        while not b.over:
+            yield b.enc, b.enc.actor
+            if rng.random() < 0.1:
+                twin = b.enc.clone()
+                g = twin.grid
+                for i in range(g.width * g.height):
+                    if g.terrain[i] == "door" and rng.random() < 0.5:
+                        g.open_doors.symmetric_difference_update({i})
+                    elif g.terrain[i] in ("low_cover", "heavy_cover", "window") and rng.random() < 0.2:
+                        g.broken.add(i)
+                yield twin, twin.actor
+            legal = b.legal()
+            d = rng.choice(legal)
+            if d.action == "end_turn" and len(legal) > 1 and rng.random() < 0.7:
+                d = rng.choice(legal)
+            b.step(d)
+        for u in b.enc.units:
+            yield b.enc, u
+
+
+def _python_encode(monkeypatch, oe, enc, actor, saga_in_c: bool):
+    """The encoder's Python version; with the Saga figures from C (its Parts as a sequence) or from Python."""
+    with monkeypatch.context() as m:
+        m.setattr(obs_module, "_native", None)
+        if not saga_in_c:
+            m.setattr(saga_observe, "_observe", None)
+        return oe.encode(enc, actor, np.full(oe.size, -9.0, dtype=np.float32))
+
+
+@pytest.mark.parametrize("per_side, radius", [(4, 7), (4, 3), (2, 5)])  # 2: units beyond the rows
+def test_observation_matches_python(monkeypatch, per_side, radius):
+    rs = get_ruleset("saga")
+    oe = ObservationEncoder(rs, per_side, 16, 16, radius=radius)
+    n = doors = over = 0
+    for enc, actor in _observation_states(9, seed=10 + radius):
+        got = oe.encode(enc, actor, np.full(oe.size, 9.0, dtype=np.float32))
+        assert got.dtype == np.float32
+        assert np.array_equal(got, _python_encode(monkeypatch, oe, enc, actor, saga_in_c=False))
+        if n % 4 == 0:
+            assert np.array_equal(got, _python_encode(monkeypatch, oe, enc, actor, saga_in_c=True))
+        assert np.array_equal(oe.encode(enc, actor), got)  # a new array when no `out` is given
+        n += 1
+        doors += bool(enc.grid.open_doors or enc.grid.broken)
+        over += enc.over
+    assert n > 1000 and doors > 50 and over > 10
+
+
+def test_observation_of_rulesets_without_the_fast_parts_matches_python(monkeypatch):
+    """The generic path: a ruleset without `observation_parts` (features and threat estimates one unit at a
+    time, `threatens` called per unit): the unoptimised Saga reference and a toy ruleset without either."""
+    from tests.perf.saga_reference import RULESET as REF
+    from tests.toys.toy_fifth import RULESET as FIFTH
+
+    assert not hasattr(REF, "observation_parts") and hasattr(REF, "threatens")
+    encoders = [ObservationEncoder(REF, 4, 16, 16), ObservationEncoder(REF, 2, 12, 12, radius=3)]
     n = 0
-    for b in _states(6, seed=10 + radius):
-        got = oe.encode(b.enc, b.enc.actor, np.full(oe.size, 9.0, dtype=np.float32))
-        monkeypatch.setattr(obs_module, "_native", None)
-        want = oe.encode(b.enc, b.enc.actor, np.full(oe.size, -9.0, dtype=np.float32))
-        monkeypatch.setattr(obs_module, "_native", native)
-        np.testing.assert_array_equal(got, want)
+    for k, (enc, actor) in enumerate(_observation_states(6, seed=21)):
+        if k % 3:
+            continue
+        for oe in encoders:
+            got = oe.encode(enc, actor, np.full(oe.size, 9.0, dtype=np.float32))
+            assert np.array_equal(got, _python_encode(monkeypatch, oe, enc, actor, saga_in_c=False))
         n += 1
     assert n > 200
+    from tests.toys.common import build
+
+    enc = build(FIFTH, ["#########", "#.......#", "#...c...#", "#.......#", "#########"],
+                [{"name": "P", "side": "pcs", "template": "fighter", "at": [1, 2]},
+                 {"name": "N", "side": "npcs", "template": "goblin", "at": [7, 2]}])
+    b = Battle(enc, FIFTH, SeededDice(0))
+    b.start()
+    oe = ObservationEncoder(FIFTH, 2, 9, 5, radius=3)
+    for _ in range(40):
+        if b.over:
+            break
+        got = oe.encode(b.enc, b.enc.actor, np.full(oe.size, 9.0, dtype=np.float32))
+        assert np.array_equal(got, _python_encode(monkeypatch, oe, b.enc, b.enc.actor, saga_in_c=False))
+        b.step(b.legal()[-1])
 
 
 def test_bad_arguments_are_refused_not_crashed():
@@ -77,5 +160,38 @@ def test_bad_arguments_are_refused_not_crashed():
     with pytest.raises(IndexError):
         native.action_indices([("end_turn", None, None, 0), ("a", None, None, 5)], {"a": (1, 0, 9)}, {}, {},
                               0, 0, 17, "end_turn", np.zeros(3, dtype=bool))
+    rs = get_ruleset("saga")
+    b = next(_states(1, seed=3))
+    enc, actor = b.enc, b.enc.actor
+    oe = ObservationEncoder(rs, 4, 16, 16)
+    planes = oe._terrain_planes(enc.grid)
+    out = np.zeros(oe.size, dtype=np.float32)
+
+    def encode(out=out, planes=planes, parts=rs.observation_parts, spec=oe._spec, actor=actor):
+        obs_module._native.encode(out, enc, actor, spec, planes, parts, rs.threatens)
+
+    encode()
+    with pytest.raises(ValueError):
+        encode(out=np.zeros(oe.size, dtype=np.float64))
+    with pytest.raises(ValueError):
+        encode(out=np.zeros(oe.size - 1, dtype=np.float32))
+    with pytest.raises(ValueError):
+        encode(planes=planes[:, 1:])
     with pytest.raises(IndexError):
-        native.unit_rows(np.zeros(10, dtype=np.float32), 0, [None, None], [], None, 16, 16, 27, 13, 0)
+        encode(parts=lambda e, a, units: [])
+    with pytest.raises(TypeError):
+        encode(parts=lambda e, a, units: [(0.5, None)] * len(units))
+    with pytest.raises(ValueError):
+        encode(parts=lambda e, a, units: np.zeros((len(units), 3)))
+    with pytest.raises(ValueError):
+        encode(parts=lambda e, a, units: np.zeros((len(units) + 1, 19)))
+    with pytest.raises(ValueError):  # more features than the rows hold
+        encode(parts=lambda e, a, units: np.zeros((len(units), 40)))
+    with pytest.raises(ZeroDivisionError):
+        encode(parts=lambda e, a, units: 1 / 0)
+    with pytest.raises(TypeError):
+        encode(spec=oe._spec[:-1])
+    ghost = actor.clone()
+    ghost.pos = (enc.grid.width, 0)
+    with pytest.raises(ValueError):
+        encode(actor=ghost)
