@@ -128,6 +128,15 @@ fail:
     return NULL;
 }
 
+/* float(o) without making a float of an int (PyFloat_AsDouble would) */
+static double as_double(PyObject *o) {
+    if (PyFloat_Check(o))
+        return PyFloat_AS_DOUBLE(o);
+    if (PyLong_Check(o))
+        return PyLong_AsDouble(o);
+    return PyFloat_AsDouble(o);
+}
+
 static int get_long_attr(PyObject *o, PyObject *name, long *out) {
     PyObject *v = PyObject_GetAttr(o, name);
     int r;
@@ -226,7 +235,7 @@ static int write_row(float *o, const Info *in, long ax, long ay, long actor_hp, 
     o[7] = clip5((double)(y - ay) / H);
     o[8] = clip5((double)metric_distance(metric, x - ax, y - ay) / 20.0);
     for (j = 0; j < nf; j++) {
-        double v = feats ? feats[j] : PyFloat_AsDouble(PySequence_Fast_GET_ITEM(feat_seq, j));
+        double v = feats ? feats[j] : as_double(PySequence_Fast_GET_ITEM(feat_seq, j));
         if (v == -1.0 && PyErr_Occurred())
             return -1;
         o[base - 4 + j] = clip5(v);
@@ -338,7 +347,7 @@ static PyObject *encode(PyObject *self, PyObject *args) {
             double b = 0.0, m;
             if (!have && PyErr_Occurred())
                 goto fail;
-            if (have && (b = PyFloat_AsDouble(have)) == -1.0 && PyErr_Occurred())
+            if (have && (b = as_double(have)) == -1.0 && PyErr_Occurred())
                 goto fail;
             most = PyDict_GetItemWithError(slots, name);
             if (!most) {
@@ -346,7 +355,7 @@ static PyObject *encode(PyObject *self, PyObject *args) {
                     PyErr_SetObject(PyExc_KeyError, name);
                 goto fail;
             }
-            if ((m = PyFloat_AsDouble(most)) == -1.0 && PyErr_Occurred())
+            if ((m = as_double(most)) == -1.0 && PyErr_Occurred())
                 goto fail;
             o[2 + k] = clip5(b / (m > 1 ? m : 1.0));
         }
@@ -468,7 +477,7 @@ static PyObject *encode(PyObject *self, PyObject *args) {
                     goto fail;
                 }
                 for (j = 0; j < 4; j++)
-                    if ((t[j] = PyFloat_AsDouble(PyTuple_GET_ITEM(threat, j))) == -1.0 && PyErr_Occurred())
+                    if ((t[j] = as_double(PyTuple_GET_ITEM(threat, j))) == -1.0 && PyErr_Occurred())
                         goto fail;
             }
             if (write_row(row, in, ax, ay, actor_hp, W, H, metric, base, width, NULL, feats,

@@ -135,9 +135,17 @@ static int as_long(PyObject *o, long *out) {
 
 /* float(o) of an int or float (what the features' float(...) give); UNSUPPORTED for other types */
 static int as_double(PyObject *o, double *out) {
-    if (!o || !(PyLong_Check(o) || PyFloat_Check(o)))
+    if (o == Py_True || o == Py_False) {
+        *out = o == Py_True ? 1.0 : 0.0;
+        return 0;
+    }
+    if (o && PyFloat_Check(o)) {
+        *out = PyFloat_AS_DOUBLE(o);
+        return 0;
+    }
+    if (!o || !PyLong_Check(o))
         return UNSUPPORTED;
-    *out = PyFloat_AsDouble(o);
+    *out = PyLong_AsDouble(o); /* as float(int) rounds */
     if (*out == -1.0 && PyErr_Occurred()) {
         PyErr_Clear();
         return UNSUPPORTED;
