@@ -28,7 +28,6 @@ class Battle:
         self.enc, self.ruleset, self.dice, self.react = enc, ruleset, dice, react
         self._legal_version = -1
         self._legal: list[Decision] = []
-        self._legal_set: frozenset[Decision] = frozenset()
 
     # ---- setup --------------------------------------------------------------------------------------
     def start(self, initiative: dict[int, int] | None = None) -> list[Event]:
@@ -68,13 +67,13 @@ class Battle:
         if self._legal_version != enc.version:
             actor = enc.actor
             self._legal = [] if actor is None else self.ruleset.legal_actions(enc, actor)
-            self._legal_set = frozenset(self._legal)
             self._legal_version = enc.version
         return self._legal
 
     def is_legal(self, decision: Decision) -> bool:
-        self.legal()
-        return decision in self._legal_set
+        # a list scan, not a set: the decision is usually one of the list's own (interned) objects, found by
+        # identity, and hashing every legal decision of every state would cost more
+        return decision in self.legal()
 
     # ---- play ---------------------------------------------------------------------------------------
     def step(self, decision: Decision) -> list[Event]:
