@@ -1395,10 +1395,7 @@ class SagaRuleset(Ruleset):
     def _manipulable(self, enc: Encounter, a: Unit) -> list[int]:
         g = enc.grid
         out = []
-        doors = g._geometry.__dict__.get("saga_doors")
-        if doors is None:  # the map's door squares (the terrain never changes; open or broken is checked below)
-            doors = g._geometry.__dict__["saga_doors"] = frozenset(
-                i for i, t in enumerate(g.terrain) if t == "door")
+        doors = _doors(g)  # the map's door squares (the terrain never changes; open or broken is checked below)
         if doors:
             for sq in g.within(a.pos, 1):
                 i = g.index(*sq)
