@@ -19,7 +19,12 @@ from engine.core.units import Unit
 from . import combat as C
 from . import observe as O
 from . import stats as S
-from .stats import RANGES
+from .stats import RANGES, SIZE_ORDER
+
+try:  # legal_actions in C (_legal.c), built by `pip install`; legal_actions_py below otherwise
+    from . import _legal
+except ImportError:  # pragma: no cover - only without a C compiler
+    _legal = None
 
 # Objects that can be attacked on the map (Statistics for Objects): DR, HP, damage threshold.
 DOOR = {"dr": 10, "hp": 50, "threshold": 30, "reflex": 5}          # metal door (5 cm)
@@ -217,6 +222,19 @@ class SagaRuleset(Ruleset):
 
     # ---- legality -------------------------------------------------------------------------------------------
     def legal_actions(self, enc: Encounter, a: Unit) -> list[Decision]:
+        """Every decision a may take now, END first: `legal_actions_py`, through its C mirror when built."""
+        if _legal is not None:
+            got = _legal.legal(enc, a)
+            if got is not None:
+                return got
+        return self.legal_actions_py(enc, a)
+
+    def legal_actions_py(self, enc: Encounter, a: Unit) -> list[Decision]:
+        """The rules of legality: every decision a may take now, END first, as interned Decision objects.
+
+        _legal.c is a compiled mirror of this function and of the helpers it calls: any rule change here must be
+        made there too. tests/saga/test_legal_native.py checks the two agree (same decisions, same order).
+        """
         out = [END]
         if enc.flags.get("charged") or not self.can_act(enc, a):
             return out
@@ -1498,3 +1516,7 @@ class SagaRuleset(Ruleset):
 
 
 RULESET = SagaRuleset()
+if _legal is not None:
+    _legal.setup(END, _FIGHT_DEFENSIVELY, _TOTAL_DEFENSE, _BREAK_GRAB, _STAND_UP, _STAND_UP_ACROBATICS, _AIM,
+                 _SECOND_WIND, _FALL_PRONE, _RECOVER, _target_decision, _option_decision, _square_decisions, RANGES,
+                 SIZE_ORDER, Unit)
