@@ -13,18 +13,72 @@ static int as_int(PyObject *o, long *out) {
     return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
 }
 
-/* action_indices(legal, table, slot_mine, slot_other, ax, ay, side, end_name, mask) -> [index | None]
- * table: action name -> (start, kind code, count); mask: None or a writable byte buffer set to 1 at every
- * encodable index. ActionCodec.indices. */
-static PyObject *action_indices(PyObject *self, PyObject *args) {
-    PyObject *legal, *table, *slot_mine, *slot_other, *end_name, *mask_obj, *fast, *out;
-    long ax, ay, side;
+#define MAX_UNITS 256
+
+/* The target slots of the units: slot_of[id] is the unit's place among its side's units (the actor's side or
+ * the others, in list order), mine[id] whether it is on the actor's side. */
+static int unit_slots(PyObject *units, PyObject *actor_side, long *slot_of, char *mine, Py_ssize_t *n_ids) {
+    PyObject *fast = PySequence_Fast(units, "units must be a sequence");
     Py_ssize_t n, k;
+    long n_mine = 0, n_other = 0;
+    if (!fast)
+        return -1;
+    n = PySequence_Fast_GET_SIZE(fast);
+    if (n > MAX_UNITS) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "too many units for the codec");
+        return -1;
+    }
+    for (k = 0; k < n; k++)
+        slot_of[k] = -1;
+    for (k = 0; k < n; k++) {
+        PyObject *u = PySequence_Fast_GET_ITEM(fast, k), *id_obj, *side;
+        long id;
+        int same;
+        if (!(id_obj = PyObject_GetAttrString(u, "id")))
+            goto fail;
+        if (as_int(id_obj, &id) < 0) {
+            Py_DECREF(id_obj);
+            goto fail;
+        }
+        Py_DECREF(id_obj);
+        if (id < 0 || id >= n) {
+            PyErr_SetString(PyExc_ValueError, "unit ids must be their places in the unit list");
+            goto fail;
+        }
+        if (!(side = PyObject_GetAttrString(u, "side")))
+            goto fail;
+        same = PyObject_RichCompareBool(side, actor_side, Py_EQ);
+        Py_DECREF(side);
+        if (same < 0)
+            goto fail;
+        mine[id] = (char)same;
+        slot_of[id] = same ? n_mine++ : n_other++;
+    }
+    *n_ids = n;
+    Py_DECREF(fast);
+    return 0;
+fail:
+    Py_DECREF(fast);
+    return -1;
+}
+
+/* action_indices(legal, table, units, actor_side, ax, ay, side, end_name, mask) -> [index | None] or None
+ * table: action name -> (start, kind code, count); target slots are the units' places among the actor's side
+ * or the other sides (ActionCodec.side_lists). Without a mask: the list of ActionCodec.indices. With a mask
+ * (a writable byte buffer): 1 at every encodable index, and None is returned. */
+static PyObject *action_indices(PyObject *self, PyObject *args) {
+    PyObject *legal, *table, *units, *actor_side, *end_name, *mask_obj, *fast = NULL, *out = NULL;
+    long ax, ay, side, slot_of[MAX_UNITS];
+    char mine[MAX_UNITS];
+    Py_ssize_t n, k, n_ids = 0;
     Py_buffer mask;
     int have_mask = 0;
 
-    if (!PyArg_ParseTuple(args, "OO!O!O!lllOO", &legal, &PyDict_Type, &table, &PyDict_Type, &slot_mine,
-                          &PyDict_Type, &slot_other, &ax, &ay, &side, &end_name, &mask_obj))
+    if (!PyArg_ParseTuple(args, "OO!OOlllOO", &legal, &PyDict_Type, &table, &units, &actor_side, &ax, &ay, &side,
+                          &end_name, &mask_obj))
+        return NULL;
+    if (unit_slots(units, actor_side, slot_of, mine, &n_ids) < 0)
         return NULL;
     if (mask_obj != Py_None) {
         if (PyObject_GetBuffer(mask_obj, &mask, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
@@ -40,8 +94,7 @@ static PyObject *action_indices(PyObject *self, PyObject *args) {
     if (!fast)
         goto fail;
     n = PySequence_Fast_GET_SIZE(fast);
-    out = PyList_New(n);
-    if (!out)
+    if (!have_mask && !(out = PyList_New(n)))
         goto fail;
     for (k = 0; k < n; k++) {
         PyObject *d = PySequence_Fast_GET_ITEM(fast, k), *block, *value = NULL;
@@ -86,27 +139,27 @@ static PyObject *action_indices(PyObject *self, PyObject *args) {
                 if (option < count)
                     index = start + option;
             } else {
-                PyObject *slot = PyDict_GetItemWithError(kind == KIND_ALLY ? slot_mine : slot_other,
-                                                         PyTuple_GET_ITEM(d, 1));
-                long s;
-                if (slot) {
-                    if (as_int(slot, &s))
-                        goto fail_out;
-                    if (s < count)
-                        index = start + s;
-                } else if (PyErr_Occurred()) {
-                    goto fail_out;
+                PyObject *target = PyTuple_GET_ITEM(d, 1);
+                if (PyLong_Check(target)) {
+                    long t = PyLong_AsLong(target);
+                    if (t == -1 && PyErr_Occurred())
+                        PyErr_Clear();  /* beyond a long: no unit of that id */
+                    else if (t >= 0 && t < n_ids && slot_of[t] >= 0 && mine[t] == (kind == KIND_ALLY)
+                             && slot_of[t] < count)
+                        index = start + slot_of[t];
                 }
             }
         }
-        if (index >= 0) {
-            if (have_mask) {
-                if (index >= mask.len) {
-                    PyErr_SetString(PyExc_IndexError, "index beyond the mask");
-                    goto fail_out;
-                }
-                ((char *)mask.buf)[index] = 1;
+        if (have_mask) {
+            if (index >= mask.len) {
+                PyErr_SetString(PyExc_IndexError, "index beyond the mask");
+                goto fail_out;
             }
+            if (index >= 0)
+                ((char *)mask.buf)[index] = 1;
+            continue;
+        }
+        if (index >= 0) {
             value = PyLong_FromLong(index);
             if (!value)
                 goto fail_out;
@@ -116,11 +169,13 @@ static PyObject *action_indices(PyObject *self, PyObject *args) {
         PyList_SET_ITEM(out, k, value);
     }
     Py_DECREF(fast);
-    if (have_mask)
+    if (have_mask) {
         PyBuffer_Release(&mask);
+        Py_RETURN_NONE;
+    }
     return out;
 fail_out:
-    Py_DECREF(out);
+    Py_XDECREF(out);
 fail:
     Py_XDECREF(fast);
     if (have_mask)
@@ -556,7 +611,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"action_indices", action_indices, METH_VARARGS,
-     "action_indices(legal, table, slot_mine, slot_other, ax, ay, side, end_name, mask) -> [index | None]"},
+     "action_indices(legal, table, units, actor_side, ax, ay, side, end_name, mask) -> [index | None] or None"},
     {"encode", encode, METH_VARARGS,
      "encode(out, enc, actor, spec, planes, parts, threatens): ObservationEncoder.encode into out"},
     {NULL, NULL, 0, NULL},

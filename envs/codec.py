@@ -112,18 +112,19 @@ class ActionCodec:
     def indices(self, legal: list[Decision], enc: Encounter, actor: Unit) -> list[int | None]:
         """The index of each legal decision, in `legal`'s order; None where this layout cannot express it (a
         run beyond the square window)."""
-        return self._indices(legal, enc, actor, None)
+        R = self.radius
+        if _native is not None:
+            return _native.action_indices(legal, self._table, enc.units, actor.side, actor.pos[0] - R,
+                                          actor.pos[1] - R, self.side, END_TURN, None)
+        return self._indices_py(legal, enc, actor)
 
-    def _indices(self, legal: list[Decision], enc: Encounter, actor: Unit, mask: np.ndarray | None
-                 ) -> list[int | None]:
-        """`indices`, also setting `mask` (when given) True at each index."""
+    def _indices_py(self, legal: list[Decision], enc: Encounter, actor: Unit) -> list[int | None]:
+        """`indices` in Python (the C module's oracle)."""
         mine, other = self.side_lists(enc, actor)
         slot_mine = {u: k for k, u in enumerate(mine)}
         slot_other = {u: k for k, u in enumerate(other)}
         R, side = self.radius, self.side
         ax, ay = actor.pos[0] - R, actor.pos[1] - R
-        if _native is not None:
-            return _native.action_indices(legal, self._table, slot_mine, slot_other, ax, ay, side, END_TURN, mask)
         blocks = self.blocks
         idx: list[int | None] = []
         append = idx.append
@@ -141,14 +142,17 @@ class ActionCodec:
             else:
                 k = (slot_mine if kind == "ally" else slot_other).get(d[1])
                 append(start + k if k is not None and k < count else None)
-        if mask is not None:
-            mask[[i for i in idx if i is not None]] = True
         return idx
 
     def mask(self, legal: list[Decision], enc: Encounter, actor: Unit) -> np.ndarray:
         """Boolean mask over the action space: True exactly at the encodable legal decisions."""
         m = np.zeros(self.n, dtype=bool)
-        self._indices(legal, enc, actor, m)
+        if _native is not None:
+            R = self.radius
+            _native.action_indices(legal, self._table, enc.units, actor.side, actor.pos[0] - R, actor.pos[1] - R,
+                                   self.side, END_TURN, m)
+        else:
+            m[[i for i in self._indices_py(legal, enc, actor) if i is not None]] = True
         return m
 
     def label(self, index: int) -> str:

@@ -12,6 +12,7 @@ import engine.rulesets.saga.observe as saga_observe
 import envs.codec as codec_module
 import envs.observation as obs_module
 from engine.core.battle import Battle
+from engine.core.decision import Decision
 from engine.core.dice import SeededDice
 from engine.core.encounter_file import load_encounter
 from engine.core.generate import random_encounter
@@ -52,6 +53,9 @@ def test_indices_and_mask_match_python(monkeypatch, radius):
         assert got_idx == want_idx
         assert (got_mask == want_mask).all()
         assert [codec.encode(d, enc, actor) for d in legal] == got_idx
+        odd = [Decision("melee_attack", t) for t in (None, -1, len(enc.units), 2**70)] + \
+            [Decision("melee_attack", u.id) for u in enc.units]  # no unit, and the actor's own side
+        assert codec.indices(odd, enc, actor) == codec._indices_py(odd, enc, actor)
         n += 1
         unencodable += None in got_idx
     assert n > 200 and unencodable > 0  # runs beyond a radius-3 window are left out
@@ -154,11 +158,13 @@ def test_observation_of_rulesets_without_the_fast_parts_matches_python(monkeypat
 def test_bad_arguments_are_refused_not_crashed():
     native = codec_module._native
     with pytest.raises(TypeError):
-        native.action_indices([("move",)], {}, {}, {}, 0, 0, 17, "end_turn", None)
+        native.action_indices([("move",)], {}, [], "pcs", 0, 0, 17, "end_turn", None)
     with pytest.raises(ValueError):
-        native.action_indices([], {}, {}, {}, 0, 0, 17, "end_turn", np.zeros(3, dtype=np.float32))
+        native.action_indices([], {}, [], "pcs", 0, 0, 17, "end_turn", np.zeros(3, dtype=np.float32))
+    with pytest.raises(AttributeError):
+        native.action_indices([], {}, [object()], "pcs", 0, 0, 17, "end_turn", None)
     with pytest.raises(IndexError):
-        native.action_indices([("end_turn", None, None, 0), ("a", None, None, 5)], {"a": (1, 0, 9)}, {}, {},
+        native.action_indices([("end_turn", None, None, 0), ("a", None, None, 5)], {"a": (1, 0, 9)}, [], "pcs",
                               0, 0, 17, "end_turn", np.zeros(3, dtype=bool))
     rs = get_ruleset("saga")
     b = next(_states(1, seed=3))
