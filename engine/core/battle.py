@@ -172,6 +172,13 @@ class Battle:
         enc = self.enc
         if enc.over:
             return []
+        first = None
+        for u in enc.units:  # stops at the second side with an active unit: the common case, cheaply
+            if not u.down:
+                if first is None:
+                    first = u.side
+                elif u.side != first:
+                    return []
         alive = enc.active_sides()
         if len(alive) <= 1:
             enc.winner = next(iter(alive)) if alive else "draw"
