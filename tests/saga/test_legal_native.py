@@ -30,7 +30,8 @@ TEMPLATES = ("trooper", "battle_droid", "bounty_hunter", "smuggler", "jedi_knigh
 
 
 def test_the_c_module_is_built_and_used():
-    assert R._legal is not None, "engine/rulesets/saga/_legal.c was not built: reinstall with `python3 bootstrap.py setup`"
+    assert R._legal is not None, \
+        "engine/rulesets/saga/_legal.c was not built: reinstall with `python3 bootstrap.py setup`"
     assert callable(R._legal.legal) and callable(R._legal.setup)
     enc = load_encounter(ENCOUNTERS[0], RS)
     b = Battle(enc, RS, SeededDice(0))

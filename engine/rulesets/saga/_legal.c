@@ -22,6 +22,19 @@
 #define MAXW 16    /* weapons / hands / lost entries read per unit; more: fallback */
 #define NB_STRIDE 9 /* ints per row of a map's static moves (static_map): a count and up to 8 moves */
 
+#if defined(__GNUC__) || defined(__clang__)
+#define CTZ64(x) __builtin_ctzll(x)
+#else
+static int CTZ64(unsigned long long x) { /* the lowest set bit of x (not 0) */
+    int n = 0;
+    while (!(x & 1)) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+}
+#endif
+
 #define TRY(call)          \
     do {                   \
         int rc_ = (call);  \
@@ -444,7 +457,7 @@ static int search(const Ctx *c, int s, int budget, int *order) {
         unsigned long long *bucket = bits + (size_t)cost * words;
         for (k = 0; k < words; k++)
             while (bucket[k]) {
-                int state = (int)(64 * k) + __builtin_ctzll(bucket[k]), parity = state & 1, m;
+                int state = (int)(64 * k) + CTZ64(bucket[k]), parity = state & 1, m;
                 const int *row = c->nb + (size_t)(state >> 1) * 2 * NB_STRIDE + (changed ? 0 : NB_STRIDE);
                 bucket[k] &= bucket[k] - 1;
                 if (seen[state] < cost)
