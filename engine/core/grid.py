@@ -316,7 +316,8 @@ class Grid:
         danger = danger or {}
         s, g = self.index(*start), self.index(*goal)
         if _native is not None:
-            size = self._geometry.size
+            geo = self._geometry
+            size = geo.size
             blocked, flags = bytearray(size), bytearray(size)
             for j in no_pass:
                 if 0 <= j < size:
@@ -324,9 +325,12 @@ class Grid:
             for j, v in danger.items():
                 if v and 0 <= j < size:
                     flags[j] = 1
-            got = _native.path(self._geometry.flat_transitions(self, self._door_key()), s, g, budget, blocked,
+            got = _native.path(geo.flat_transitions(self, self._door_key()), s, g, budget, blocked,
                                flags, self.width, self.metric == "alternating")
-            return None if got is None else [self.xy(k) for k in got]
+            if got is None:
+                return None
+            xys = geo.xys
+            return [xys[k] for k in got]
         return self._path_py(s, g, budget, set(no_pass), danger)
 
     def _path_py(self, s: int, g: int, budget: int, blocked: set[int], danger: dict[int, int]
@@ -436,6 +440,7 @@ class _Geometry:
             append(tuple([(j, diag) for j, diag, ca, cb in cand
                           if not diag or not (walls[ca] or walls[cb])]))  # no cutting a wall's corner
         self.size = w * h
+        self.xys = [(i % w, i // w) for i in range(w * h)]  # flat index -> (x, y)
         self._lines: dict[tuple[int, int], tuple[int, ...]] = {}
         self.sight_tables: dict[object, dict[int, tuple[bool, bool, str]]] = {}
         self._steps: dict[object, list] = {}
