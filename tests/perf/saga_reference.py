@@ -1157,7 +1157,8 @@ class ReferenceSagaRuleset(Ruleset):
     def _charge_block(self, enc: Encounter, a: Unit, end: tuple[int, int], occ: dict) -> str | None:
         """What stops a straight charge from a to end (naming it and its square), or None."""
         g = enc.grid
-        for i in g.between(a.pos, end) + (g.index(*end),):
+        for xy in self._line_squares(g, a.pos, end):  # the nearest obstacle first
+            i = g.index(*xy)
             k = g.kind(i)
             if k == "low_cover":
                 return f"the low object at {g.xy(i)}"
@@ -1169,11 +1170,20 @@ class ReferenceSagaRuleset(Ruleset):
         return None
 
     @staticmethod
-    def _line_path(g, start: tuple[int, int], end: tuple[int, int]) -> list[tuple[int, int]]:
+    def _line_squares(g, start: tuple[int, int], end: tuple[int, int]) -> list[tuple[int, int]]:
+        """The squares the straight line start -> end touches, start excluded, end included, in the order met
+        walking from start (`g.between` lists them traced from one end whichever way round)."""
+        dx, dy = end[0] - start[0], end[1] - start[1]
+        sqs = sorted((g.xy(i) for i in g.between(start, end)),
+                     key=lambda xy: (xy[0] - start[0]) * dx + (xy[1] - start[1]) * dy)
+        sqs.append(end)
+        return sqs
+
+    @classmethod
+    def _line_path(cls, g, start: tuple[int, int], end: tuple[int, int]) -> list[tuple[int, int]]:
         """The squares walked along the straight line start -> end: one king step at a time, each step to
         the furthest square of the line still adjacent (a line through a corner touches two squares)."""
-        sqs = [g.xy(i) for i in g.between(start, end)]
-        sqs.append(end)
+        sqs = cls._line_squares(g, start, end)
         out, cur, k = [], start, 0
         while cur != end:
             j = k

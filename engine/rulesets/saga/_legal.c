@@ -807,7 +807,8 @@ static int threatened(const Ctx *c, int *threat, long *reach, int i, int *out) {
     return 0;
 }
 
-/* grid.Grid.path_cost(start, SagaRuleset._line_path(g, start, end)), sqs = between(start, end) + (end,) */
+/* grid.Grid.path_cost(start, SagaRuleset._line_path(g, start, end)), sqs = _line_squares(g, start, end): the
+ * line's squares in the order met walking from start, end last */
 static int line_path_cost(const Ctx *c, int start, const int *sqs, int len) {
     int w = c->w, cur = start, k = 0, cost = 0, parity = 0, px = start % w, py = start / w;
     int end = sqs[len - 1];
@@ -842,6 +843,12 @@ static int can_charge(const Ctx *c, const Rec *t, int speed, int reach, int *buf
             || !PASSABLE[c->kind[end]]) /* (the end is one of the line's squares checked below) */
             continue;
         n = line(c, c->here, end, buf);
+        if (c->here > end) /* line() runs from the lower index: walk it from the charger (_line_squares) */
+            for (k = 0; k < n / 2; k++) {
+                int sq = buf[k];
+                buf[k] = buf[n - 1 - k];
+                buf[n - 1 - k] = sq;
+            }
         buf[n++] = end;
         for (k = 0; k < n; k++)
             if (c->kind[buf[k]] == K_LOW || !PASSABLE[c->kind[buf[k]]]) {

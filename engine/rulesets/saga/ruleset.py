@@ -391,15 +391,16 @@ class SagaRuleset(Ruleset):
             yield cost, end
 
     def _charge_line(self, g, start: tuple[int, int], end: tuple[int, int]) -> tuple[bool, tuple, int]:
-        """(no terrain blocks it, the squares it touches (end included), walking cost) of a charge line."""
-        squares = tuple(g.xy(i) for i in g.between(start, end)) + (end,)
+        """(no terrain blocks it, the squares it touches from start on (end included), walking cost) of a
+        charge line."""
+        squares = self._line_squares(g, start, end)
         ok = True
         for xy in squares:
             i = g.index(*xy)
             if g.kind(i) == "low_cover" or not g.passable(i):
                 ok = False
                 break
-        return ok, squares, (g.path_cost(start, self._line_path(g, start, end)) if ok else 0)
+        return ok, squares, (g.path_cost(start, self._line_path(g, start, end, squares)) if ok else 0)
 
     def why_illegal(self, enc: Encounter, a: Unit, d: Decision) -> str:
         spec = self.catalogue.get(d.action)
@@ -1297,7 +1298,8 @@ class SagaRuleset(Ruleset):
     def _charge_block(self, enc: Encounter, a: Unit, end: tuple[int, int], occ: dict) -> str | None:
         """What stops a straight charge from a to end (naming it and its square), or None."""
         g = enc.grid
-        for i in g.between(a.pos, end) + (g.index(*end),):
+        for xy in self._line_squares(g, a.pos, end):  # the nearest obstacle first
+            i = g.index(*xy)
             k = g.kind(i)
             if k == "low_cover":
                 return f"the low object at {g.xy(i)}"
@@ -1309,11 +1311,26 @@ class SagaRuleset(Ruleset):
         return None
 
     @staticmethod
-    def _line_path(g, start: tuple[int, int], end: tuple[int, int]) -> list[tuple[int, int]]:
-        """The squares walked along the straight line start -> end: one king step at a time, each step to
-        the furthest square of the line still adjacent (a line through a corner touches two squares)."""
-        sqs = [g.xy(i) for i in g.between(start, end)]
+    def _line_squares(g, start: tuple[int, int], end: tuple[int, int]) -> tuple[tuple[int, int], ...]:
+        """The squares the straight line start -> end touches, start excluded, end included, in the order met
+        walking from start. `g.between` gives the same squares whichever way round (the line is symmetric), but
+        traced from the lower-index end both ways, so backwards for a line going up or left: they are sorted by
+        how far along the line each lies (each square the line meets lies strictly further along than the one
+        before), which does not depend on how `between` orders them."""
+        dx, dy = end[0] - start[0], end[1] - start[1]
+        sqs = sorted((g.xy(i) for i in g.between(start, end)),
+                     key=lambda xy: (xy[0] - start[0]) * dx + (xy[1] - start[1]) * dy)
         sqs.append(end)
+        return tuple(sqs)
+
+    @classmethod
+    def _line_path(cls, g, start: tuple[int, int], end: tuple[int, int],
+                   sqs: tuple[tuple[int, int], ...] | None = None) -> list[tuple[int, int]]:
+        """The squares walked along the straight line start -> end: one king step at a time, each step to
+        the furthest square of the line still adjacent (a line through a corner touches two squares).
+        `sqs`: `_line_squares(g, start, end)` when already at hand."""
+        if sqs is None:
+            sqs = cls._line_squares(g, start, end)
         out, cur, k = [], start, 0
         while cur != end:
             j = k
