@@ -1,9 +1,11 @@
 """Melee attacks (reach, two-handed Strength, improvised, prone) and Charge."""
+import random
+
 import pytest
 
 from engine.core.decision import END
 
-from .helpers import AXE, KNIFE, PISTOL, SWORD, act, actions, first, floor, make, step, u, unit, why
+from .helpers import AXE, KNIFE, PISTOL, RS, SWORD, act, actions, first, floor, make, step, u, unit, why
 
 IMPROVISED = {"name": "chair", "kind": "melee", "damage": "1d6", "improvised": True}
 LIGHT_2H = {"name": "staff", "kind": "melee", "damage": "1d6", "hands": 2, "light": True}
@@ -116,3 +118,122 @@ def test_charge_through_threat_provokes():
     ev = step(b, "charge", "T", faces=[1, 1])  # G's attack of opportunity misses, the charge misses
     assert first(ev, "aoo").actor == u(b, "G").id
     assert b.actor.name != "A" and END in b.legal()
+
+
+# ---- charge lines in every direction ------------------------------------------------------------------
+# A charge walks its straight line from the charger's square: its cost is the walking cost along the squares in
+# that order (every second diagonal step costs 2, difficult terrain doubles a step), whichever way the line
+# points. Each row is a line to the lower right: (end offset from the charger, difficult squares on the line,
+# its walking cost at speed 6). Every row is checked in all 8 orientations (mirrored in x and y, and
+# transposed); the target stands one step beyond the end, its other neighbours taken by the charger's allies,
+# so the end is the only square the charge can end on.
+CHARGE_ROWS = [
+    ((6, 0), (), 6),                  # straight, exactly speed
+    ((7, 0), (), 7),                  # one square too far (the target is also beyond speed + reach)
+    ((5, 0), ((2, 0),), 6),           # difficult terrain counts double
+    ((5, 0), ((2, 0), (4, 0)), 7),    # ... twice is over speed (the target is within speed + reach)
+    ((4, 4), (), 6),                  # diagonal: 1 + 2 + 1 + 2
+    ((5, 5), (), 7),
+    ((3, 3), ((1, 1),), 5),           # difficult first diagonal: 2 + 2 + 1
+    ((3, 3), ((2, 2),), 6),           # difficult second diagonal: 1 + 4 + 1
+    ((3, 3), ((2, 2), (3, 3)), 7),    # 1 + 4 + 2
+    ((2, 1), (), 2),                  # knight's move: a diagonal and a straight step
+    ((4, 2), (), 5),                  # walked (1,1) (2,1) (3,2) (4,2): 1 + 1 + 2 + 1
+    ((4, 2), ((1, 1),), 6),           # 2 + 1 + 2 + 1
+    ((4, 2), ((3, 2),), 7),           # 1 + 1 + 4 + 1
+    ((4, 3), (), 5),
+    ((5, 3), (), 6),
+    ((6, 1), (), 6),
+    ((6, 2), (), 7),
+    ((5, 4), (), 7),
+]
+ORIENTATIONS = [(sx, sy, swap) for sx in (1, -1) for sy in (1, -1) for swap in (False, True)]
+CHARGER = (9, 9)
+
+
+def _orient(xy, sx, sy, swap):
+    x, y = (xy[1], xy[0]) if swap else xy
+    return sx * x, sy * y
+
+
+def _charge_battle(end_off, rough_offs):
+    """A speed-6 charger at CHARGER; the target one step beyond end_off along its longer axis, allies of the
+    charger on its other neighbours (allies neither stop a charge nor leave their squares free to end on)."""
+    rows = [["."] * 19 for _ in range(19)]
+    cx, cy = CHARGER
+    for dx, dy in rough_offs:
+        rows[cy + dy][cx + dx] = "~"
+    (dx, dy), sign = end_off, lambda v: (v > 0) - (v < 0)
+    ex, ey = cx + dx, cy + dy
+    tx, ty = (ex + sign(dx), ey) if abs(dx) >= abs(dy) else (ex, ey + sign(dy))
+    units = [unit("A", "pcs", CHARGER, SWORD), unit("T", "npcs", (tx, ty), SWORD)]
+    for y in range(ty - 1, ty + 2):
+        for x in range(tx - 1, tx + 2):
+            if (x, y) not in ((ex, ey), (tx, ty)):
+                units.append(unit(f"P{len(units)}", "pcs", (x, y), SWORD))
+    return make(["".join(r) for r in rows], units), (ex, ey)
+
+
+def _row_id(row):
+    (dx, dy), rough, cost = row
+    return f"{dx},{dy}" + (f"~{len(rough)}" if rough else "") + f"={cost}"
+
+
+@pytest.mark.parametrize("orientation", ORIENTATIONS, ids=lambda o: f"{o[0]:+d}{o[1]:+d}{'T' if o[2] else ''}")
+@pytest.mark.parametrize("row", CHARGE_ROWS, ids=_row_id)
+def test_charge_in_every_direction_costs_the_straight_walk(row, orientation):
+    off, rough, cost = row
+    off = _orient(off, *orientation)
+    b, end = _charge_battle(off, [_orient(r, *orientation) for r in rough])
+    enc, a, t = b.enc, u(b, "A"), u(b, "T")
+    g = enc.grid
+    ok, squares, line_cost = RS._charge_line(g, a.pos, end)
+    assert ok and line_cost == cost
+    assert set(squares) == set(RS._charge_line(g, end, a.pos)[1]) - {a.pos} | {end}  # the same line both ways
+    legal = cost <= 6
+    assert (act("charge", t.id) in b.legal()) == legal                # the C mirror, when built
+    assert (act("charge", t.id) in RS.legal_actions_py(enc, a)) == legal
+    assert list(RS._charges(enc, a, t, enc.occupied(), 6, 1)) == ([(cost, end)] if legal else [])
+    if not legal:
+        assert "charge" in why(b, "charge", "T").lower()
+        return
+    got_end, path = RS._charge_end(enc, a, t)
+    assert got_end == end and path[-1] == end and len(path) == max(abs(off[0]), abs(off[1]))
+    prev = a.pos
+    for sq in path:  # one king step at a time along the line, from the charger
+        assert max(abs(sq[0] - prev[0]), abs(sq[1] - prev[1])) == 1 and sq in squares
+        prev = sq
+    assert g.path_cost(a.pos, path) == cost
+    ev = step(b, "charge", "T", faces=[10, 1])
+    move = first(ev, "move")
+    assert move.get("start") == CHARGER and move.get("end") == end == a.pos and move.get("squares") == len(path)
+    atk = first(ev, "attack")
+    assert atk.get("bonus") == 2 and atk.get("hit")
+    assert not any(e.kind == "aoo" for e in ev)
+
+
+def test_charge_up_left_costs_the_same_as_down_right():
+    """On a map symmetric through the charger's square, every line costs what its mirror image costs."""
+    rng = random.Random(7)
+    grid = [[rng.choice("......~~c") for _ in range(15)] for _ in range(15)]
+    for y in range(15):
+        for x in range(15):
+            grid[14 - y][14 - x] = grid[y][x] if (y, x) < (7, 7) else grid[14 - y][14 - x]
+    grid[7][7] = "."
+    rows = ["".join(r) for r in grid]
+    assert all(r == rows[14 - k][::-1] for k, r in enumerate(rows))  # point-symmetric about (7, 7)
+    b = make(rows, [unit("A", "pcs", (7, 7), SWORD), unit("T", "npcs", (0, 0), SWORD)])
+    g, (cx, cy) = b.enc.grid, u(b, "A").pos
+    seen = set()
+    for dy in range(-7, 8):
+        for dx in range(-7, 8):
+            if max(abs(dx), abs(dy)) < 2:
+                continue
+            ok, sqs, cost = RS._charge_line(g, (cx, cy), (cx + dx, cy + dy))
+            ok2, sqs2, cost2 = RS._charge_line(g, (cx, cy), (cx - dx, cy - dy))
+            assert (ok, cost) == (ok2, cost2), (dx, dy)
+            assert sqs2 == tuple((2 * cx - x, 2 * cy - y) for x, y in sqs)  # in walking order, mirrored
+            path = RS._line_path(g, (cx, cy), (cx + dx, cy + dy))
+            assert RS._line_path(g, (cx, cy), (cx - dx, cy - dy)) == [(2 * cx - x, 2 * cy - y) for x, y in path]
+            seen.add(cost)
+    assert len(seen) > 5
