@@ -1214,8 +1214,8 @@ class SagaRuleset(Ruleset):
 
     # ---- geometry helpers ----------------------------------------------------------------------------
     def _enemy_squares(self, enc: Encounter, a: Unit) -> list[int]:
-        g = enc.grid
-        return [g.index(*u.pos) for u in enc.units if u.active and u.side != a.side]
+        w, side = enc.grid.width, a.side
+        return [u.pos[1] * w + u.pos[0] for u in enc.units if not u.down and u.side != side]
 
     def _ally_squares(self, enc: Encounter, a: Unit) -> list[int]:
         g = enc.grid
@@ -1227,19 +1227,27 @@ class SagaRuleset(Ruleset):
                 and C.first_of(u, "melee") is not None)
 
     def _threats(self, enc: Encounter, a: Unit) -> dict[int, list[int]]:
-        """Square index -> enemies that would take an attack of opportunity there against a."""
+        """Square index -> enemies that would take an attack of opportunity there against a (read-only: the
+        map is shared by every state whose threatening enemies stand and reach alike)."""
         key = ("threats", enc.version, a.side)
         cache = _cache(enc)
         got = cache.get(key)
         if got is not None:
             return got
         g = enc.grid
-        out: dict[int, list[int]] = {}
-        for e in enc.units:
-            if e.side == a.side or not self.threatens(e) or e.state["aoo_used"]:
-                continue
-            for sq in g.within(e.pos, e.stats["reach"]):
-                out.setdefault(g.index(*sq), []).append(e.id)
+        side = a.side
+        threat = tuple([(e.id, e.pos, e.stats["reach"]) for e in enc.units
+                        if e.side != side and self.threatens(e) and not e.state["aoo_used"]])
+        per_map = g._geometry.__dict__.setdefault("saga_threats", {})
+        out = per_map.get(threat)
+        if out is None:
+            out = {}
+            for eid, pos, reach in threat:
+                for sq in g.within(pos, reach):
+                    out.setdefault(g.index(*sq), []).append(eid)
+            if len(per_map) > 4096:
+                per_map.clear()
+            per_map[threat] = out
         cache[key] = out
         return out
 
