@@ -260,11 +260,11 @@ static int new_node(Search *S, int prov, int cost, int sq, int parity, const Nod
     return (int)S->n++;
 }
 
-/* dominated(list of (prov, cost) pairs at a state, prov, cost): some pair is <= in both */
-static int dominated(const IntVec *pairs, int prov, int cost) {
-    Py_ssize_t k;
-    for (k = 0; k < pairs->n; k += 2)
-        if (pairs->v[k] <= prov && pairs->v[k + 1] <= cost)
+/* The (prov, cost) pairs taken off the heap per search state, as linked lists in one pool:
+ * pool[k] = prov, pool[k + 1] = cost, pool[k + 2] = the next pair's offset (-1 ends a list). */
+static int dominated(const IntVec *pool, int k, int prov, int cost) {
+    for (; k >= 0; k = pool->v[k + 2])
+        if (pool->v[k] <= prov && pool->v[k + 1] <= cost)
             return 1;
     return 0;
 }
@@ -275,8 +275,9 @@ static PyObject *path(PyObject *self, PyObject *args) {
     PyObject *tobj, *out = NULL;
     Py_buffer view, blocked, danger;
     int s, g, budget, width, alternating, gx, gy;
-    Py_ssize_t n_states, n_squares, i;
-    IntVec *done = NULL;
+    Py_ssize_t n_states, n_squares;
+    int *done = NULL;  /* per search state: offset of its first pair in `pairs`, -1 for none */
+    IntVec pairs = {NULL, 0, 0};
     Search S;
     memset(&S, 0, sizeof(S));
 
@@ -293,11 +294,12 @@ static PyObject *path(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "path: squares or tables do not fit the map");
         goto done;
     }
-    done = PyMem_Calloc(n_states, sizeof(IntVec));
+    done = PyMem_Malloc(n_states * sizeof(int));
     if (!done) {
         PyErr_NoMemory();
         goto done;
     }
+    memset(done, 0xff, n_states * sizeof(int));
     gx = g % width;
     gy = g / width;
     {
@@ -325,10 +327,11 @@ static PyObject *path(PyObject *self, PyObject *args) {
                 goto done;
             }
             key = 2 * nd.sq + nd.parity;
-            if (done[key].n && dominated(&done[key], nd.prov, nd.cost))
+            if (dominated(&pairs, done[key], nd.prov, nd.cost))
                 continue;
-            if (vec_push(&done[key], nd.prov) < 0 || vec_push(&done[key], nd.cost) < 0)
+            if (vec_push(&pairs, nd.prov) < 0 || vec_push(&pairs, nd.cost) < 0 || vec_push(&pairs, done[key]) < 0)
                 goto done;
+            done[key] = (int)(pairs.n - 3);
             leave = dng[nd.sq] ? nd.prov + 1 : nd.prov;
             row = T + (Py_ssize_t)key * STRIDE;
             for (k = 0; k < row[0]; k++) {
@@ -342,7 +345,7 @@ static PyObject *path(PyObject *self, PyObject *args) {
                 rest = alternating ? (dx >= dy ? dx + dy / 2 : dy + dx / 2) : (dx >= dy ? dx : dy);
                 if (c + rest > budget)
                     continue;
-                if (done[nk].n && dominated(&done[nk], leave, c))
+                if (dominated(&pairs, done[nk], leave, c))
                     continue;
                 child = new_node(&S, leave, c, j, nk & 1, &S.nodes[at]);
                 if (child < 0 || heap_push(&S, child) < 0)
@@ -352,11 +355,8 @@ static PyObject *path(PyObject *self, PyObject *args) {
         out = Py_NewRef(Py_None);
     }
 done:
-    if (done) {
-        for (i = 0; i < n_states; i++)
-            PyMem_Free(done[i].v);
-        PyMem_Free(done);
-    }
+    PyMem_Free(done);
+    PyMem_Free(pairs.v);
     PyMem_Free(S.nodes);
     PyMem_Free(S.trails.v);
     PyMem_Free(S.heap);
