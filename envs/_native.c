@@ -8,6 +8,10 @@
 
 enum { KIND_NONE = 0, KIND_SQUARE = 1, KIND_ALLY = 2, KIND_OTHER = 3 };
 
+/* attribute names, interned at import */
+static PyObject *S_pos, *S_hp, *S_max_hp, *S_down, *S_side, *S_id, *S_stats, *S_reach, *S_units, *S_grid,
+    *S_width, *S_height, *S_metric, *S_round, *S_round_limit, *S_over, *S_budget, *S_phase_index;
+
 static int as_int(PyObject *o, long *out) {
     *out = PyLong_AsLong(o);
     return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
@@ -35,7 +39,7 @@ static int unit_slots(PyObject *units, PyObject *actor_side, long *slot_of, char
         PyObject *u = PySequence_Fast_GET_ITEM(fast, k), *id_obj, *side;
         long id;
         int same;
-        if (!(id_obj = PyObject_GetAttrString(u, "id")))
+        if (!(id_obj = PyObject_GetAttr(u, S_id)))
             goto fail;
         if (as_int(id_obj, &id) < 0) {
             Py_DECREF(id_obj);
@@ -46,7 +50,7 @@ static int unit_slots(PyObject *units, PyObject *actor_side, long *slot_of, char
             PyErr_SetString(PyExc_ValueError, "unit ids must be their places in the unit list");
             goto fail;
         }
-        if (!(side = PyObject_GetAttrString(u, "side")))
+        if (!(side = PyObject_GetAttr(u, S_side)))
             goto fail;
         same = PyObject_RichCompareBool(side, actor_side, Py_EQ);
         Py_DECREF(side);
@@ -213,8 +217,7 @@ static int get_truth_attr(PyObject *o, PyObject *name) {
     return r;
 }
 
-static PyObject *S_pos, *S_hp, *S_max_hp, *S_down, *S_side, *S_id, *S_stats, *S_reach, *S_units, *S_grid,
-    *S_width, *S_height, *S_metric, *S_round, *S_round_limit, *S_over, *S_budget, *S_phase_index;
+
 
 static int get_pos(PyObject *u, long *x, long *y) {
     PyObject *pos = PyObject_GetAttr(u, S_pos);
