@@ -1137,8 +1137,6 @@ class ReferenceSagaRuleset(Ruleset):
         g = enc.grid
         speed = C.speed(a)
         reach = a.stats["reach"]
-        if g.distance(a.pos, t.pos) > speed + reach:
-            return None
         occ = enc.occupied()
         best = None
         for end in g.within(t.pos, reach):
@@ -1199,7 +1197,11 @@ class ReferenceSagaRuleset(Ruleset):
         g = enc.grid
         speed, reach = C.speed(a), a.stats["reach"]
         dist = g.distance(a.pos, t.pos)
-        if dist > speed + reach:
+
+        def walk_floor(p, q):  # the least a walk from p to q costs (a diagonal step costs 1 under manhattan)
+            return max(abs(p[0] - q[0]), abs(p[1] - q[1])) if g.metric == "manhattan" else g.distance(p, q)
+
+        if all(walk_floor(a.pos, e) > speed for e in g.within(t.pos, reach)):
             return (f"{t.name} is {dist} squares away: a charge moves at most {a.name}'s speed ({speed}) and then "
                     f"strikes at reach {reach}")
         occ = enc.occupied()

@@ -237,3 +237,67 @@ def test_charge_up_left_costs_the_same_as_down_right():
             assert RS._line_path(g, (cx, cy), (cx - dx, cy - dy)) == [(2 * cx - x, 2 * cy - y) for x, y in path]
             seen.add(cost)
     assert len(seen) > 5
+
+
+# ---- charge range: the "too far" pre-check ------------------------------------------------------------
+# Under the alternating metric a target diagonally next to the end square can be one square further away than
+# speed + reach (distance is not additive: 5,3 -> 6 and 1,1 -> 1, but 6,4 -> 8), and such a charge is legal.
+# (The walk along 5,3 is 1,1 2,1 3,2 4,3 5,3: 1 + 1 + 2 + 1 + 1.) Each row: (speed, reach, end offset from the charger or None when no charge is possible, target offset, rough
+# squares, low objects, reason when illegal). Every row is checked in all 8 orientations on an open map.
+RANGE_ROWS = [
+    (6, 1, (5, 3), (6, 4), (), (), None),             # end costs exactly 6 (1+1+2+1+1); target 8 away
+    (6, 1, (6, 1), (7, 2), (), (), None),             # end costs 6; target 8 away
+    (4, 1, (3, 3), (4, 4), (), (), None),             # end costs 4 (1+2+1); target 6 away
+    (6, 2, (5, 3), (7, 4), (), (), None),             # reach 2: end costs 6; target 9 away
+    (6, 1, None, (6, 4), ((2, 1),), (), "costs 7 squares"),     # a difficult square on the walk: not "too far"
+    (6, 1, None, (6, 4), (), ((3, 2),), "the low object at"),   # within range but blocked: named
+    (6, 1, None, (7, 5), (), (), "T is 9 squares away"),        # truly out of range: every end over speed
+    (6, 1, None, (8, 0), (), (), "T is 8 squares away"),
+    (4, 1, None, (5, 3), (), (), "T is 6 squares away"),
+]
+
+
+def _range_battle(speed, reach, t_off, rough, low):
+    rows = [["."] * 21 for _ in range(21)]
+    cx, cy = 10, 10
+    for ch, offs in (("~", rough), ("c", low)):
+        for dx, dy in offs:
+            rows[cy + dy][cx + dx] = ch
+    over = {"speed": speed} if reach == 1 else {"speed": speed, "reach": reach, "size": "large"}
+    units = [unit("A", "pcs", (cx, cy), SWORD, **over), unit("T", "npcs", (cx + t_off[0], cy + t_off[1]), SWORD)]
+    return make(["".join(r) for r in rows], units)
+
+
+@pytest.mark.parametrize("orientation", ORIENTATIONS, ids=lambda o: f"{o[0]:+d}{o[1]:+d}{'T' if o[2] else ''}")
+@pytest.mark.parametrize("row", RANGE_ROWS, ids=lambda r: f"s{r[0]}r{r[1]}-{r[3][0]},{r[3][1]}-{r[2]}")
+def test_charge_at_a_target_diagonally_past_speed_plus_reach(row, orientation):
+    speed, reach, end_off, t_off, rough, low, reason = row
+    o = lambda xy: _orient(xy, *orientation)  # noqa: E731
+    b = _range_battle(speed, reach, o(t_off), [o(r) for r in rough], [o(c) for c in low])
+    enc, a, t = b.enc, u(b, "A"), u(b, "T")
+    start = a.pos
+    legal = end_off is not None
+    assert (act("charge", t.id) in b.legal()) == legal                   # the C mirror, when built
+    assert (act("charge", t.id) in RS.legal_actions_py(enc, a)) == legal
+    if not legal:
+        assert list(RS._charges(enc, a, t, enc.occupied(), speed, reach)) == []
+        assert RS._charge_end(enc, a, t) is None
+        assert reason in why(b, "charge", "T")
+        return
+    end = (start[0] + o(end_off)[0], start[1] + o(end_off)[1])
+    assert [e for _, e in RS._charges(enc, a, t, enc.occupied(), speed, reach)] == [end]
+    assert RS._charge_end(enc, a, t)[0] == end
+    ev = step(b, "charge", "T", faces=[10, 1])
+    assert first(ev, "move").get("end") == end == a.pos
+    atk = first(ev, "attack")
+    assert atk.get("bonus") == 2 and atk.get("hit")
+
+
+def test_charge_range_example_from_the_bug_report():
+    b = make(floor(19, 19), [unit("A", "pcs", (9, 9), SWORD), unit("T", "npcs", (15, 13), SWORD)])
+    enc, a, t = b.enc, u(b, "A"), u(b, "T")
+    assert list(RS._charges(enc, a, t, enc.occupied(), 6, 1)) == [(6, (14, 12))]
+    assert act("charge", t.id) in b.legal() and act("charge", t.id) in RS.legal_actions_py(enc, a)
+    ev = step(b, "charge", "T", faces=[10, 1])
+    assert a.pos == (14, 12) and first(ev, "attack").get("hit")
+

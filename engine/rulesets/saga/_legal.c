@@ -834,6 +834,16 @@ static int line_path_cost(const Ctx *c, int start, const int *sqs, int len) {
     return cost;
 }
 
+/* SagaRuleset._charge_in_range: 0 only when no charge from the actor can end within reach of t. A walk costs
+ * at least the distance to its end (the larger offset under manhattan, whose diagonal steps cost 1); the
+ * alternating distance of a sum of two offsets is at most 1 over the sum of their distances. */
+static int charge_in_range(const Ctx *c, const Rec *t, int speed, int reach) {
+    int dx = abs(c->ax - t->x), dy = abs(c->ay - t->y), hi = dx > dy ? dx : dy, lo = dx > dy ? dy : dx;
+    if (c->metric == M_ALTERNATING)
+        return hi + lo / 2 <= speed + reach + 1;
+    return hi <= speed + reach;
+}
+
 /* SagaRuleset._can_charge: some square within reach of t ends a legal straight charge */
 static int can_charge(const Ctx *c, const Rec *t, int speed, int reach, int *buf, int *ends) {
     int n_ends = within(c, t->x, t->y, reach, ends), e, k;
@@ -1255,7 +1265,8 @@ static int add_attacks(Ctx *c) {
             if (two_w)
                 TRY(add_target(c, T_FULL, e->id));
         }
-        if (charge && dst <= c->speed + c->a_reach && can_charge(c, e, c->speed, (int)c->a_reach, c->buf, c->ends))
+        if (charge && charge_in_range(c, e, c->speed, (int)c->a_reach)
+            && can_charge(c, e, c->speed, (int)c->a_reach, c->buf, c->ends))
             TRY(add_target(c, T_CHARGE, e->id));
         if (can_grab && dst <= 1) {
             Py_ssize_t e_size;

@@ -312,7 +312,8 @@ class SagaRuleset(Ruleset):
                             out.append(_target_decision("disarm", eid))
                     if two_w:
                         out.append(_target_decision("full_attack", eid))
-                if charge and dist <= speed + a_reach and self._can_charge(enc, a, e, occ, speed, a_reach):
+                if (charge and self._charge_in_range(g, a.pos, e.pos, speed, a_reach)
+                        and self._can_charge(enc, a, e, occ, speed, a_reach)):
                     out.append(_target_decision("charge", eid))
                 if can_grab and dist <= 1 and C.size_steps(a, e) <= 1:
                     out.append(_target_decision("grab", eid))
@@ -1295,7 +1296,7 @@ class SagaRuleset(Ruleset):
         g = enc.grid
         speed = C.speed(a)
         reach = a.stats["reach"]
-        if g.distance(a.pos, t.pos) > speed + reach:
+        if not self._charge_in_range(g, a.pos, t.pos, speed, reach):
             return None
         best = None
         for cost, end in self._charges(enc, a, t, enc.occupied(), speed, reach):
@@ -1317,6 +1318,26 @@ class SagaRuleset(Ruleset):
             if who is not None and enc.units[who].side != a.side:
                 return f"{enc.units[who].name} (an enemy) at {g.xy(i)}"
         return None
+
+    @staticmethod
+    def _walk_floor(g, p: tuple[int, int], q: tuple[int, int]) -> int:
+        """The least a walk from p to q can cost: the grid distance, but a diagonal step costs 1 under the
+        manhattan metric (Grid.path_cost), so there the larger of the two offsets."""
+        if g.metric == "manhattan":
+            return max(abs(p[0] - q[0]), abs(p[1] - q[1]))
+        return g.distance(p, q)
+
+    @staticmethod
+    def _charge_in_range(g, p: tuple[int, int], q: tuple[int, int], speed: int, reach: int) -> bool:
+        """False only when no charge from p can end within reach of q (a quick bound before the lines are
+        looked at, never refusing a charge `_charges` allows). A charge's walk costs at least the distance
+        to its end (the larger offset under the manhattan metric, whose diagonal steps cost 1), and the end is
+        within reach of q. The alternating distance is not additive (5,3 -> 6 and 1,1 -> 1 but 6,4 -> 8): a
+        sum of two offsets is at most 1 over the sum of their distances, hence the + 1."""
+        dx, dy = abs(p[0] - q[0]), abs(p[1] - q[1])
+        if g.metric == "alternating":
+            return max(dx, dy) + min(dx, dy) // 2 <= speed + reach + 1
+        return max(dx, dy) <= speed + reach  # chebyshev; a manhattan reach covers no more
 
     @staticmethod
     def _line_squares(g, start: tuple[int, int], end: tuple[int, int]) -> tuple[tuple[int, int], ...]:
@@ -1354,7 +1375,7 @@ class SagaRuleset(Ruleset):
         g = enc.grid
         speed, reach = C.speed(a), a.stats["reach"]
         dist = g.distance(a.pos, t.pos)
-        if dist > speed + reach:
+        if all(self._walk_floor(g, a.pos, e) > speed for e in g.within(t.pos, reach)):  # truly out of range
             return (f"{t.name} is {dist} squares away: a charge moves at most {a.name}'s speed ({speed}) and then "
                     f"strikes at reach {reach}")
         occ = enc.occupied()
