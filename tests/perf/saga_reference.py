@@ -1131,8 +1131,9 @@ class ReferenceSagaRuleset(Ruleset):
         """(end square, squares walked) of the cheapest legal charge at t, or None.
 
         The line runs centre to centre from a to a square from which a can strike t; every square it touches
-        must be open (no walls, low objects or enemies; allies are fine), the walk along it costs 2 to speed
-        squares (difficult terrain double), and the end square is free.
+        must be open (no walls, low objects or enemies; allies are fine), no diagonal step of the walk along it
+        cuts a wall's corner, the walk costs 2 to speed squares (difficult terrain double), and the end square
+        is free.
         """
         g = enc.grid
         speed = C.speed(a)
@@ -1153,9 +1154,20 @@ class ReferenceSagaRuleset(Ruleset):
         return None if best is None else (best[1], best[2])
 
     def _charge_block(self, enc: Encounter, a: Unit, end: tuple[int, int], occ: dict) -> str | None:
-        """What stops a straight charge from a to end (naming it and its square), or None."""
+        """What stops a straight charge from a to end (naming it and its square), or None: the nearest obstacle
+        met walking the line from a, each step's corner (a diagonal step may not cut a wall's corner, as in
+        movement) before the square it steps into."""
         g = enc.grid
-        for xy in self._line_squares(g, a.pos, end):  # the nearest obstacle first
+        sqs = self._line_squares(g, a.pos, end)
+        walked = self._line_path(g, a.pos, end)
+        prev = a.pos
+        for xy in sqs:
+            if xy in walked:
+                if xy[0] != prev[0] and xy[1] != prev[1]:
+                    for corner in ((xy[0], prev[1]), (prev[0], xy[1])):
+                        if g.kind(g.index(*corner)) == "wall":
+                            return f"the corner of the wall at {corner}"
+                prev = xy
             i = g.index(*xy)
             k = g.kind(i)
             if k == "low_cover":

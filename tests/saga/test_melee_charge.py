@@ -301,3 +301,46 @@ def test_charge_range_example_from_the_bug_report():
     ev = step(b, "charge", "T", faces=[10, 1])
     assert a.pos == (14, 12) and first(ev, "attack").get("hit")
 
+
+# ---- charge lines and wall corners -------------------------------------------------------------------
+# A charge goes through squares the charger could move through: as for movement, a diagonal step may not cut
+# a wall's corner (engine/core/grid.py), even when the line itself touches no wall. Only walls have corners
+# that stop a diagonal step; low objects do not (they only block a charge when the line touches them).
+# Each row: (map, charger, target, reason when refused or None, end square when legal).
+CORNER_ROWS = [
+    ([".#....", "#.....", "......", "......"], (0, 0), (3, 3), "the corner of the wall at (1, 0)", None),
+    ([".#....", "......", "......", "......"], (0, 0), (3, 3), "the corner of the wall at (1, 0)", None),
+    (["......", "#.....", "......", "......"], (0, 0), (3, 3), "the corner of the wall at (0, 1)", None),
+    (["......", "......", "...#..", "......", "......"], (0, 0), (4, 4), "the corner of the wall at (3, 2)", None),
+    (["......", "......", "...#..", "..#...", "......"], (3, 3), (0, 0), "the corner of the wall at (2, 3)", None),
+    (["..#...", "......", "#.....", "......"], (0, 0), (3, 3), None, (2, 2)),    # walls off the walked steps
+    ([".c....", "c.....", "......", "......"], (0, 0), (3, 3), None, (2, 2)),    # low objects have no "corner"
+    ([".+....", "+.....", "......", "......"], (0, 0), (3, 3), None, (2, 2)),    # nor closed doors (as moving)
+]
+
+
+@pytest.mark.parametrize("rows,start,target,reason,end", CORNER_ROWS)
+def test_charge_cannot_cut_a_wall_corner(rows, start, target, reason, end):
+    b = make(rows, [unit("A", "pcs", start, SWORD), unit("T", "npcs", target, SWORD)])
+    enc, a, t = b.enc, u(b, "A"), u(b, "T")
+    legal = reason is None
+    assert (act("charge", t.id) in b.legal()) == legal                   # the C mirror, when built
+    assert (act("charge", t.id) in RS.legal_actions_py(enc, a)) == legal
+    if not legal:
+        assert RS._charge_end(enc, a, t) is None
+        assert reason in why(b, "charge", "T")
+        return
+    assert RS._charge_end(enc, a, t)[0] == end
+    ev = step(b, "charge", "T", faces=[10, 1])
+    assert first(ev, "move").get("end") == end == a.pos
+    assert first(ev, "attack").get("hit")
+
+
+def test_charge_line_and_movement_agree_on_corners():
+    """Where the walked line steps diagonally past a wall, movement cannot make that step either."""
+    b = make([".#....", "#.....", "......", "......"], [unit("A", "pcs", (0, 0), SWORD),
+                                                       unit("T", "npcs", (5, 3), SWORD)])
+    g = b.enc.grid
+    assert g.index(1, 1) not in g.reachable((0, 0), 6)
+    ok, _, _ = RS._charge_line(g, (0, 0), (2, 2))
+    assert not ok

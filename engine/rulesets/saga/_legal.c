@@ -808,7 +808,8 @@ static int threatened(const Ctx *c, int *threat, long *reach, int i, int *out) {
 }
 
 /* grid.Grid.path_cost(start, SagaRuleset._line_path(g, start, end)), sqs = _line_squares(g, start, end): the
- * line's squares in the order met walking from start, end last */
+ * line's squares in the order met walking from start, end last; -1 when a diagonal step of that walk cuts a
+ * wall's corner (SagaRuleset._corner_cut, movement's rule) */
 static int line_path_cost(const Ctx *c, int start, const int *sqs, int len) {
     int w = c->w, cur = start, k = 0, cost = 0, parity = 0, px = start % w, py = start / w;
     int end = sqs[len - 1];
@@ -820,6 +821,8 @@ static int line_path_cost(const Ctx *c, int start, const int *sqs, int len) {
         k = j + 1;
         x = cur % w;
         y = cur / w;
+        if (x != px && y != py && (c->kind[py * w + x] == K_WALL || c->kind[y * w + px] == K_WALL))
+            return -1;
         {
             int step = 1;
             if (x != px && y != py && c->metric == M_ALTERNATING) {
@@ -868,7 +871,7 @@ static int can_charge(const Ctx *c, const Rec *t, int speed, int reach, int *buf
         if (!ok)
             continue;
         cost = line_path_cost(c, c->here, buf, n);
-        if (cost > speed)
+        if (cost < 0 || cost > speed) /* a wall's corner cut, or over speed */
             continue;
         for (k = 0; k < n; k++) {
             int who = c->occ[buf[k]];

@@ -393,15 +393,17 @@ class SagaRuleset(Ruleset):
 
     def _charge_line(self, g, start: tuple[int, int], end: tuple[int, int]) -> tuple[bool, tuple, int]:
         """(no terrain blocks it, the squares it touches from start on (end included), walking cost) of a
-        charge line."""
+        charge line. Terrain blocks it when a square it touches is a wall, a low object or anything else not
+        passable, or when a diagonal step of its walk cuts a wall's corner (as in movement)."""
         squares = self._line_squares(g, start, end)
-        ok = True
         for xy in squares:
             i = g.index(*xy)
             if g.kind(i) == "low_cover" or not g.passable(i):
-                ok = False
-                break
-        return ok, squares, (g.path_cost(start, self._line_path(g, start, end, squares)) if ok else 0)
+                return False, squares, 0
+        path = self._line_path(g, start, end, squares)
+        if self._corner_cut(g, start, path) is not None:
+            return False, squares, 0
+        return True, squares, g.path_cost(start, path)
 
     def why_illegal(self, enc: Encounter, a: Unit, d: Decision) -> str:
         spec = self.catalogue.get(d.action)
@@ -1290,8 +1292,9 @@ class SagaRuleset(Ruleset):
         """(end square, squares walked) of the cheapest legal charge at t, or None.
 
         The line runs centre to centre from a to a square from which a can strike t; every square it touches
-        must be open (no walls, low objects or enemies; allies are fine), the walk along it costs 2 to speed
-        squares (difficult terrain double), and the end square is free.
+        must be open (no walls, low objects or enemies; allies are fine), no diagonal step of the walk along it
+        cuts a wall's corner, the walk costs 2 to speed squares (difficult terrain double), and the end square
+        is free.
         """
         g = enc.grid
         speed = C.speed(a)
@@ -1305,18 +1308,53 @@ class SagaRuleset(Ruleset):
         return None if best is None else (best[1], self._line_path(g, a.pos, best[1]))
 
     def _charge_block(self, enc: Encounter, a: Unit, end: tuple[int, int], occ: dict) -> str | None:
-        """What stops a straight charge from a to end (naming it and its square), or None."""
+        """What stops a straight charge from a to end (naming it and its square), or None: the nearest obstacle
+        met walking the line from a, each step's corner (a diagonal step cutting a wall's corner) before the
+        square it steps into."""
         g = enc.grid
-        for xy in self._line_squares(g, a.pos, end):  # the nearest obstacle first
-            i = g.index(*xy)
-            k = g.kind(i)
-            if k == "low_cover":
-                return f"the low object at {g.xy(i)}"
-            if not g.passable(i):
-                return f"the {k.replace('_', ' ')} at {g.xy(i)}"
-            who = occ.get(g.xy(i))
-            if who is not None and enc.units[who].side != a.side:
-                return f"{enc.units[who].name} (an enemy) at {g.xy(i)}"
+        sqs = self._line_squares(g, a.pos, end)
+        cur, k = a.pos, 0
+        for nxt in self._line_path(g, a.pos, end, sqs):
+            j = sqs.index(nxt, k)
+            for xy in sqs[k:j]:  # touched in passing (a line through a corner)
+                block = self._square_block(enc, a, xy, occ)
+                if block is not None:
+                    return block
+            corner = self._corner_cut(g, cur, (nxt,))
+            if corner is not None:
+                return f"the corner of the wall at {corner}"
+            block = self._square_block(enc, a, nxt, occ)
+            if block is not None:
+                return block
+            cur, k = nxt, j + 1
+        return None
+
+    @staticmethod
+    def _square_block(enc: Encounter, a: Unit, xy: tuple[int, int], occ: dict) -> str | None:
+        """What in square xy stops a charge through it (a low object, impassable terrain, an enemy), or None."""
+        g = enc.grid
+        i = g.index(*xy)
+        k = g.kind(i)
+        if k == "low_cover":
+            return f"the low object at {xy}"
+        if not g.passable(i):
+            return f"the {k.replace('_', ' ')} at {xy}"
+        who = occ.get(xy)
+        if who is not None and enc.units[who].side != a.side:
+            return f"{enc.units[who].name} (an enemy) at {xy}"
+        return None
+
+    @staticmethod
+    def _corner_cut(g, start: tuple[int, int], path) -> tuple[int, int] | None:
+        """The first wall whose corner a diagonal step of walking path from start cuts (movement's rule,
+        engine/core/grid.py: the two squares beside a diagonal step must not be walls), or None."""
+        px, py = start
+        for x, y in path:
+            if x != px and y != py:
+                for cx, cy in ((x, py), (px, y)):
+                    if g.kind(g.index(cx, cy)) == "wall":
+                        return cx, cy
+            px, py = x, y
         return None
 
     @staticmethod
