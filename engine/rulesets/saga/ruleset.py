@@ -31,6 +31,8 @@ DOOR = {"dr": 10, "hp": 50, "threshold": 30, "reflex": 5}          # metal door 
 LOW_OBJECT = {"dr": 5, "hp": 10, "threshold": 20, "reflex": 4}     # large crate / bed-sized object
 WEAPON_OBJECT = {"tiny": (5, 2, 10), "small": (5, 5, 12), "medium": (5, 10, 15), "large": (10, 10, 17),
                  "huge": (10, 20, 30)}  # DR, HP, threshold by weapon size
+_QUICK_DRAWN = frozenset(("draw", "holster"))  # swift actions with Quick Draw
+_KEEPS_AIM = frozenset(("ranged_attack", "aim", "full_attack", "attack_held_object", "disarm"))
 ATTACKS = {"melee_attack", "ranged_attack", "charge", "full_attack", "disarm", "coup_de_grace",
            "attack_held_object", "aid_attack", "suppress", "grab", "grapple", "attack_object"}
 
@@ -668,13 +670,14 @@ class SagaRuleset(Ruleset):
 
     # ---- resolution -------------------------------------------------------------------------------------------
     def apply(self, enc: Encounter, a: Unit, d: Decision, dice: Dice, react: React | None = None) -> list[Event]:
-        spec = self.catalogue[d.action]
-        cost = self._draw_cost(a) if d.action in ("draw", "holster") else spec.cost
+        action = d.action
+        spec = self.catalogue[action]
+        cost = self._draw_cost(a) if action in _QUICK_DRAWN else spec.cost
         paid = self.economy.pay(enc.budget, cost, times=spec.times)
-        if d.action not in ("ranged_attack", "aim", "full_attack", "attack_held_object", "disarm"):
+        if action not in _KEEPS_AIM:
             a.state["aimed"] = False
-        ev = [Event("action", a.id, d.target, action=d.action, square=d.square, option=d.option, paid=paid)]
-        ev += getattr(self, f"_r_{d.action}")(enc, a, d, dice, react)
+        ev = [Event("action", a.id, d.target, action=action, square=d.square, option=d.option, paid=paid)]
+        ev += getattr(self, _RESOLVERS[action])(enc, a, d, dice, react)
         enc.__dict__.pop("_saga_cache", None)  # the state changed under the same version number
         return ev
 
@@ -1030,7 +1033,12 @@ class SagaRuleset(Ruleset):
         struck: set[int] = set()
         threats = self._threats(enc, a)
         g = enc.grid
-        for sq in path:
+        if path and (safe or not threats):  # nothing can provoke: straight to the end
+            a.pos = path[-1]
+            path_left = ()
+        else:
+            path_left = path
+        for sq in path_left:
             if not safe:
                 for eid in threats.get(g.index(*a.pos), ()):
                     if eid in struck:
@@ -1599,6 +1607,7 @@ class SagaRuleset(Ruleset):
         return str(d.option)
 
 
+_RESOLVERS = {key: f"_r_{key}" for key in SagaRuleset.catalogue}  # action -> its resolver's name
 RULESET = SagaRuleset()
 if _legal is not None:
     _legal.setup(END, _FIGHT_DEFENSIVELY, _TOTAL_DEFENSE, _BREAK_GRAB, _STAND_UP, _STAND_UP_ACROBATICS, _AIM,
