@@ -15,6 +15,18 @@ def test_engine_rate_counts_decisions():
     assert r["decisions"] > 0 and r["battles"] >= 1
     assert r["decisions_per_s"] > 0
     assert "16x16" in r["encounter"] or r["encounter"].endswith(".yaml")
+    assert "split_us" not in r
+
+
+def test_engine_split_times_every_part_of_a_decision():
+    r = bench.engine_rate(0.05, split=True)
+    parts = r["split_us"]
+    assert set(parts) == {"legal", "mask", "observation", "apply"}
+    assert all(v > 0 for v in parts.values())
+    assert sum(parts.values()) <= 1e6 / r["decisions_per_s"]  # the parts fit in the whole decision
+    text = CliRunner().invoke(app, ["bench", "--seconds", "0.05", "--only", "engine", "--split"])
+    assert text.exit_code == 0, text.output
+    assert "per decision: legal" in text.output and "observation" in text.output
 
 
 def test_null_env_has_the_same_spaces_and_a_mask_with_one_hole():
