@@ -83,7 +83,7 @@ static PyObject *T_STR[N_T], *O_STR[N_O], *Q_STR[N_Q];
     X(quick_draw) X(trained) X(acrobatics) X(items) X(aimed) X(second_winds) X(winds_used) X(hp) X(max_hp)   \
     X(modes) X(persistent) X(aoo_used) X(metric) X(alternating) X(chebyshev) X(terrain) X(open_doors)        \
     X(broken) X(_geometry) X(extra) X(ground) X(owner) X(objects) X(disabled) X(update)                      \
-    X(saga_legal_map)
+    X(saga_legal_map) X(saga_legal_codes) X(saga_sight)
 #define DECLARE(n) static PyObject *S_##n;
 NAMES(DECLARE)
 #undef DECLARE
@@ -317,6 +317,8 @@ typedef struct {
     const int *nb;                /* static moves (static_map, borrowed from the geometry's bytes) */
     int changed;                  /* some door open or object broken: kind differs from terrain */
     const unsigned char *terrain; /* static codes (the same) */
+    PyObject *geo_dict, *sight_obj; /* the map's geometry.__dict__, the sight memo (see sight_table) */
+    unsigned char *sight_tab;
     unsigned char *kind;          /* codes now */
     int *occ;                     /* id of the (last) active unit on a square, -1 */
     unsigned char *enemy_sq, *ally_sq; /* active enemies; active allies other than the actor (by identity) */
@@ -404,17 +406,40 @@ static int line(const Ctx *c, int a, int b, int *out) {
     return cnt;
 }
 
-/* Grid.sight(a, b)[:2]: line of sight, line of effect */
-static void sight(const Ctx *c, int a, int b, int *buf, int *los, int *loe) {
+/* Grid.sight(a, b): line of sight, line of effect, cover (0 none, 1 low, 2 heavy) along the line */
+static void trace_sight(const Ctx *c, int a, int b, int *buf, int *los, int *loe, int *cover) {
     int n = line(c, a, b, buf), k;
     *los = *loe = 1;
+    *cover = 0;
     for (k = 0; k < n; k++) {
         int code = LINE_CODE[c->kind[buf[k]]];
         if (code == 4)
             *los = *loe = 0;
         else if (code == 3)
             *loe = 0;
+        else if (code == 2)
+            *cover = 2;
+        else if (code == 1 && !*cover)
+            *cover = 1;
     }
+}
+
+/* Grid.sight(a, b)[:2] through the map's sight memo (_observe.c's, see sight_table) when there is one */
+static void sight(const Ctx *c, int a, int b, int *buf, int *los, int *loe) {
+    unsigned char *slot, v;
+    int cover;
+    if (!c->sight_tab) {
+        trace_sight(c, a, b, buf, los, loe, &cover);
+        return;
+    }
+    slot = c->sight_tab + (a <= b ? (size_t)a * c->size + b : (size_t)b * c->size + a);
+    v = *slot;
+    if (!v) {
+        trace_sight(c, a, b, buf, los, loe, &cover);
+        v = *slot = (unsigned char)(0x80 | *los | *loe << 1 | cover << 2);
+    }
+    *los = v & 1;
+    *loe = (v >> 1) & 1;
 }
 
 /* ---- Grid.reachable: the bucket search of grid.Grid._search / _native.search ------------------------------ */
@@ -612,8 +637,88 @@ error:
     rc = -1;
 done:
     Py_XDECREF(terr);
-    Py_XDECREF(d);
+    if (!rc && d)
+        c->geo_dict = d; /* (owned) */
+    else
+        Py_XDECREF(d);
     Py_DECREF(geo);
+    return rc;
+}
+
+/* The sight memo of the map's lines as the doors and broken objects stand (shared with _observe.c, which says
+ * how it is kept): geometry.__dict__["saga_sight"][line codes] for the line codes of every square now (the bytes
+ * of observe._line_codes; with no door open and nothing broken the ones of the terrain, kept as
+ * geometry.saga_legal_codes), made on first use; none for maps of more than SIGHT_SQUARES squares. */
+#define SIGHT_SQUARES 1024
+#define SIGHT_TABLES 32
+static int sight_table(Ctx *c) {
+    PyObject *key = NULL, *tables, *got;
+    int rc = -1, i;
+    if (c->size > SIGHT_SQUARES || !c->geo_dict)
+        return 0;
+    if (!c->changed) {
+        key = PyDict_GetItemWithError(c->geo_dict, S_saga_legal_codes);
+        if (key) {
+            Py_INCREF(key);
+        } else {
+            if (PyErr_Occurred())
+                return -1;
+            if (!(key = PyBytes_FromStringAndSize(NULL, c->size)))
+                return -1;
+            for (i = 0; i < c->size; i++)
+                PyBytes_AS_STRING(key)[i] = (char)LINE_CODE[c->terrain[i]];
+            if (PyDict_SetItem(c->geo_dict, S_saga_legal_codes, key) < 0)
+                goto done;
+        }
+        if (!PyBytes_CheckExact(key) || PyBytes_GET_SIZE(key) != c->size) {
+            rc = 0;
+            goto done;
+        }
+    } else {
+        if (!(key = PyBytes_FromStringAndSize(NULL, c->size)))
+            return -1;
+        for (i = 0; i < c->size; i++)
+            PyBytes_AS_STRING(key)[i] = (char)LINE_CODE[c->kind[i]];
+    }
+    tables = PyDict_GetItemWithError(c->geo_dict, S_saga_sight);
+    if (!tables) {
+        if (PyErr_Occurred() || !(tables = PyDict_New()))
+            goto done;
+        if (PyDict_SetItem(c->geo_dict, S_saga_sight, tables) < 0) {
+            Py_DECREF(tables);
+            goto done;
+        }
+        Py_DECREF(tables);
+    }
+    if (!PyDict_Check(tables)) {
+        rc = 0;
+        goto done;
+    }
+    got = PyDict_GetItemWithError(tables, key);
+    if (got) {
+        if (PyByteArray_CheckExact(got) && PyByteArray_GET_SIZE(got) == (Py_ssize_t)c->size * c->size) {
+            c->sight_obj = Py_NewRef(got);
+            c->sight_tab = (unsigned char *)PyByteArray_AS_STRING(got);
+        }
+        rc = 0;
+        goto done;
+    }
+    if (PyErr_Occurred())
+        goto done;
+    if (PyDict_GET_SIZE(tables) >= SIGHT_TABLES)
+        PyDict_Clear(tables);
+    if (!(got = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)c->size * c->size)))
+        goto done;
+    memset(PyByteArray_AS_STRING(got), 0, (size_t)c->size * c->size);
+    if (PyDict_SetItem(tables, key, got) < 0) {
+        Py_DECREF(got);
+        goto done;
+    }
+    c->sight_obj = got;
+    c->sight_tab = (unsigned char *)PyByteArray_AS_STRING(got);
+    rc = 0;
+done:
+    Py_XDECREF(key);
     return rc;
 }
 
@@ -685,6 +790,7 @@ static int read_map(Ctx *c) {
     }
     TRY(patch_kinds(c, ob, 0));
     TRY(patch_kinds(c, br, 1));
+    TRY(sight_table(c));
 done:
     Py_XDECREF(ob);
     Py_XDECREF(br);
@@ -1128,19 +1234,18 @@ done:
     return rc;
 }
 
-/* sight and effect from the actor to e, and whether no active unit stands between */
-static void shot(Ctx *c, const Rec *e, int *los, int *loe, int *clear) {
+/* sight and effect from the actor to e */
+static void shot(Ctx *c, const Rec *e, int *los, int *loe) {
+    sight(c, c->here, e->sq, c->buf, los, loe);
+}
+
+/* whether no active unit stands between the actor and e */
+static int clear_shot(Ctx *c, const Rec *e) {
     int n = line(c, c->here, e->sq, c->buf), j;
-    *los = *loe = *clear = 1;
-    for (j = 0; j < n; j++) {
-        int code = LINE_CODE[c->kind[c->buf[j]]];
-        if (code == 4)
-            *los = *loe = 0;
-        else if (code == 3)
-            *loe = 0;
+    for (j = 0; j < n; j++)
         if (c->occ[c->buf[j]] >= 0)
-            *clear = 0;
-    }
+            return 0;
+    return 1;
 }
 
 /* move (the squares of Grid.reachable but allies' and its own, in its order), then withdraw when threatened */
@@ -1244,13 +1349,13 @@ static int add_attacks(Ctx *c) {
     charge = c->melee_w >= 0 && c->can_walk;
     for (k = 0; k < c->n; k++) {
         const Rec *e = &c->recs[k];
-        int dst, los, loe, clear, m_ok, r_ok;
+        int dst, los, loe, m_ok, r_ok;
         if (e->down || e->same)
             continue;
         dst = dist(c, c->ax, c->ay, e->x, e->y);
-        shot(c, e, &los, &loe, &clear);
+        shot(c, e, &los, &loe);
         m_ok = c->melee_w >= 0 && dst <= c->a_reach && (dst <= 1 || loe);
-        r_ok = c->ranged_w >= 0 && los && loe && dst <= c->long_last && clear;
+        r_ok = c->ranged_w >= 0 && los && loe && dst <= c->long_last && clear_shot(c, e);
         if (m_ok)
             TRY(add_target(c, T_MELEE, e->id));
         if (r_ok)
@@ -1476,11 +1581,11 @@ static int add_swift(Ctx *c) {
                 }
         for (k = 0; pays == 2 && k < c->n && !any; k++) { /* a _clear_shot at some enemy */
             const Rec *e = &c->recs[k];
-            int los, loe, clear;
+            int los, loe;
             if (e->down || e->same || dist(c, c->ax, c->ay, e->x, e->y) > c->long_top)
                 continue;
-            shot(c, e, &los, &loe, &clear);
-            any = los && loe && clear;
+            shot(c, e, &los, &loe);
+            any = los && loe && clear_shot(c, e);
         }
         if (any)
             TRY(add_const(c, C_AIM));
@@ -1571,6 +1676,8 @@ static PyObject *legal(PyObject *self, PyObject *args) {
     Py_XDECREF(c.a_id);
     Py_XDECREF(c.extra);
     Py_XDECREF(c.map);
+    Py_XDECREF(c.sight_obj);
+    Py_XDECREF(c.geo_dict);
     if (rc) {
         Py_XDECREF(c.out);
         if (rc < 0)

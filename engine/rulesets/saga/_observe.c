@@ -14,6 +14,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <string.h>
+#include <structmember.h>
 
 /* Products and sums stay separate roundings, as in Python: no fused multiply-add. */
 #if defined(__clang__)
@@ -64,7 +65,49 @@ typedef struct {
 } Rec;
 
 static PyObject *PROFILES; /* id(stats) -> (stats, capsule of a Profile) */
-static PyObject *S_units, *S_grid, *S_width, *S_metric, *S_pos, *S_down, *S_side, *S_id, *S_stats, *S_state;
+static PyObject *S_units, *S_grid, *S_width, *S_metric, *S_pos, *S_down, *S_side, *S_id, *S_stats, *S_state,
+    *S__geometry, *S_saga_sight;
+
+/* A unit's attributes: where a class keeps them when they are plain __slots__ (units.Unit), found through the
+ * class's member descriptors and remembered for one class by its address and version tag (no reference held: a
+ * new class at the same address has another tag); any other object is read through getattr. */
+enum { A_POS, A_DOWN, A_SIDE, A_ID, A_STATS, A_STATE, N_ATTRS };
+static PyObject **ATTR_NAME[N_ATTRS] = {&S_pos, &S_down, &S_side, &S_id, &S_stats, &S_state};
+static PyTypeObject *slot_type;
+static unsigned int slot_tag;
+static Py_ssize_t slot_off[N_ATTRS];
+
+static void learn_slots(PyTypeObject *tp) {
+    int k;
+    slot_type = NULL;
+    if (!PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG))
+        return;
+    for (k = 0; k < N_ATTRS; k++) {
+        PyObject *descr = _PyType_Lookup(tp, *ATTR_NAME[k]); /* borrowed; no exception set */
+        slot_off[k] = descr && Py_IS_TYPE(descr, &PyMemberDescr_Type)
+                              && ((PyMemberDescrObject *)descr)->d_member->type == T_OBJECT_EX
+                              && !(((PyMemberDescrObject *)descr)->d_member->flags & READONLY)
+                          ? ((PyMemberDescrObject *)descr)->d_member->offset
+                          : -1;
+    }
+    if (PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG)) { /* (the lookups assign one when missing) */
+        slot_type = tp;
+        slot_tag = tp->tp_version_tag;
+    }
+}
+
+/* getattr(u, name of attribute k), borrowed from the slot when it can be (NULL with no exception: unset) */
+static PyObject *uattr(PyObject *u, int k) {
+    PyTypeObject *tp = Py_TYPE(u);
+    if (tp != slot_type || tp->tp_version_tag != slot_tag || !PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG))
+        learn_slots(tp);
+    if (tp == slot_type && slot_off[k] >= 0) {
+        PyObject *v = *(PyObject **)((char *)u + slot_off[k]);
+        if (v)
+            return Py_NewRef(v);
+    }
+    return PyObject_GetAttr(u, *ATTR_NAME[k]);
+}
 
 /* The fields of a unit's play state the figures read, found in one pass over the state dict: its keys are
  * normally the interned names below (the ruleset's literals; clones copy the same key objects), matched by
@@ -95,17 +138,31 @@ static void index_fields(void) {
     }
 }
 
+/* Where each field was last found in a state dict's entries: states are copies of one another (clones copy the
+ * dicts, keeping the order of their keys), so the entry there is normally the field's, checked by identity. */
+static Py_ssize_t field_pos[N_FIELDS];
+
 /* vals[f] = state[name of f], borrowed, NULL when missing; -1 on an error */
 static int read_fields(PyObject *state, PyObject **vals) {
-    Py_ssize_t pos = 0;
+    Py_ssize_t pos;
     PyObject *k, *v;
     int f, found = 0;
+    for (f = 0; f < N_FIELDS; f++) {
+        pos = field_pos[f];
+        if (!PyDict_Next(state, &pos, &k, &v) || k != FIELD_NAMES[f])
+            break;
+        vals[f] = v;
+    }
+    if (f == N_FIELDS)
+        return 0;
     memset(vals, 0, N_FIELDS * sizeof(PyObject *));
+    pos = 0;
     while (PyDict_Next(state, &pos, &k, &v)) {
         size_t h = field_slot(k);
         while (field_key[h]) {
             if (field_key[h] == k) {
                 vals[field_at[h]] = v;
+                field_pos[field_at[h]] = pos - 1;
                 found++;
                 break;
             }
@@ -179,7 +236,7 @@ static int int_list(PyObject *o, long *out, Py_ssize_t cap, Py_ssize_t *n) {
 }
 
 static int get_pos(PyObject *u, long *x, long *y) {
-    PyObject *pos = PyObject_GetAttr(u, S_pos);
+    PyObject *pos = uattr(u, A_POS);
     int r = UNSUPPORTED;
     if (!pos)
         return -1;
@@ -275,7 +332,35 @@ static void free_profile(PyObject *cap) {
 
 /* The cached Profile of a stat block, built from make_profile(stats) on a miss; *out NULL (and 0 returned)
  * when make_profile gives None (a block this code does not represent). */
+/* The last profiles found, by the block's address: valid while PROFILES holds the block (so its address is not
+ * reused) and the profile, which profiles_epoch counts (it moves on whenever PROFILES loses an entry). */
+#define RECENT 16
+static struct {
+    PyObject *stats;
+    const Profile *p;
+    unsigned long epoch;
+} recent[RECENT];
+static unsigned long profiles_epoch = 1;
+
+static int profile_lookup(PyObject *stats, PyObject *make_profile, const Profile **out);
+
 static int profile_of(PyObject *stats, PyObject *make_profile, const Profile **out) {
+    size_t h = ((uintptr_t)stats >> 4) % RECENT;
+    int r;
+    if (recent[h].stats == stats && recent[h].epoch == profiles_epoch) {
+        *out = recent[h].p;
+        return 0;
+    }
+    r = profile_lookup(stats, make_profile, out);
+    if (!r) {
+        recent[h].stats = stats;
+        recent[h].p = *out;
+        recent[h].epoch = profiles_epoch;
+    }
+    return r;
+}
+
+static int profile_lookup(PyObject *stats, PyObject *make_profile, const Profile **out) {
     PyObject *key = PyLong_FromVoidPtr(stats), *hit, *desc = NULL, *cap = NULL, *entry;
     Profile *p;
     int r;
@@ -317,6 +402,7 @@ static int profile_of(PyObject *stats, PyObject *make_profile, const Profile **o
     } else {
         cap = Py_NewRef(Py_None);
     }
+    profiles_epoch++; /* PROFILES drops entries: all of them, or the one under this key */
     if (PyDict_GET_SIZE(PROFILES) >= CACHE_LIMIT)
         PyDict_Clear(PROFILES);
     entry = PyTuple_Pack(2, stats, cap);
@@ -410,7 +496,7 @@ static int record(PyObject *u, PyObject *make_profile, Rec *rc) {
     rc->unit = u;
     if ((r = get_pos(u, &rc->x, &rc->y)) != 0)
         return r;
-    v = PyObject_GetAttr(u, S_down);
+    v = uattr(u, A_DOWN);
     if (!v)
         return -1;
     rc->down = PyObject_IsTrue(v);
@@ -418,19 +504,19 @@ static int record(PyObject *u, PyObject *make_profile, Rec *rc) {
     if (rc->down < 0)
         return -1;
     /* side, id and state stay alive through the unit, which the caller's list holds */
-    rc->side = PyObject_GetAttr(u, S_side);
+    rc->side = uattr(u, A_SIDE);
     if (!rc->side)
         return -1;
     Py_DECREF(rc->side);
-    rc->id = PyObject_GetAttr(u, S_id);
+    rc->id = uattr(u, A_ID);
     if (!rc->id)
         return -1;
     Py_DECREF(rc->id);
-    stats = PyObject_GetAttr(u, S_stats);
+    stats = uattr(u, A_STATS);
     if (!stats)
         return -1;
     Py_DECREF(stats);
-    state = PyObject_GetAttr(u, S_state);
+    state = uattr(u, A_STATE);
     if (!state)
         return -1;
     Py_DECREF(state);
@@ -518,6 +604,70 @@ static int record(PyObject *u, PyObject *make_profile, Rec *rc) {
     return 0;
 }
 
+/* ---- the sight memo ------------------------------------------------------------------------------------ */
+/* Grid.sight of every pair of squares depends only on what each square does to a line (the line codes of the doors
+ * and broken objects as they stand), so it is memoised per map and per codes, with the map's shared geometry:
+ * grid._geometry.__dict__["saga_sight"] = {codes (bytes): bytearray(size * size)}, a byte per pair (the lower
+ * square first): 0 until known, else 0x80 | los | loe << 1 | cover << 2 (0 none, 1 low, 2 heavy). _legal.c keeps
+ * the same memo in the same place. At most SIGHT_TABLES codes per map (the dict is emptied beyond), and none for
+ * maps of more than SIGHT_SQUARES squares. */
+#define SIGHT_SQUARES 1024
+#define SIGHT_TABLES 32
+
+/* *out: a new reference to the memo of `codes` on grid's map, or NULL when there is none to keep */
+static int sight_table(PyObject *grid, PyObject *codes, Py_ssize_t size, PyObject **out) {
+    PyObject *geo, *d, *tables, *got;
+    int rc = -1;
+    *out = NULL;
+    if (size <= 0 || size > SIGHT_SQUARES || !PyBytes_CheckExact(codes) || PyBytes_GET_SIZE(codes) != size)
+        return 0;
+    if (!(geo = PyObject_GetAttr(grid, S__geometry)))
+        return -1;
+    if (!(d = PyObject_GenericGetDict(geo, NULL))) {
+        Py_DECREF(geo);
+        PyErr_Clear(); /* no __dict__: no memo */
+        return 0;
+    }
+    tables = PyDict_GetItemWithError(d, S_saga_sight);
+    if (!tables) {
+        if (PyErr_Occurred() || !(tables = PyDict_New()))
+            goto done;
+        if (PyDict_SetItem(d, S_saga_sight, tables) < 0) {
+            Py_DECREF(tables);
+            goto done;
+        }
+        Py_DECREF(tables);
+    }
+    if (!PyDict_Check(tables)) {
+        rc = 0;
+        goto done;
+    }
+    got = PyDict_GetItemWithError(tables, codes);
+    if (got) {
+        if (PyByteArray_CheckExact(got) && PyByteArray_GET_SIZE(got) == size * size)
+            *out = Py_NewRef(got);
+        rc = 0;
+        goto done;
+    }
+    if (PyErr_Occurred())
+        goto done;
+    if (PyDict_GET_SIZE(tables) >= SIGHT_TABLES)
+        PyDict_Clear(tables);
+    if (!(got = PyByteArray_FromStringAndSize(NULL, size * size)))
+        goto done;
+    memset(PyByteArray_AS_STRING(got), 0, size * size);
+    if (PyDict_SetItem(tables, codes, got) < 0) {
+        Py_DECREF(got);
+        goto done;
+    }
+    *out = got;
+    rc = 0;
+done:
+    Py_DECREF(d);
+    Py_DECREF(geo);
+    return rc;
+}
+
 /* ---- threats ----------------------------------------------------------------------------------------- */
 typedef struct {
     long width, height, size;
@@ -525,6 +675,7 @@ typedef struct {
     const unsigned char *codes; /* per square: 4 blocks sight and effect, 3 effect, 2 / 1 heavy / low cover */
     const long *occupied;       /* squares of the active units */
     Py_ssize_t n_occupied;
+    unsigned char *table; /* the sight memo of these codes (see sight_table), NULL: none */
 } Map;
 
 static long distance(const Map *m, long ax, long ay, long bx, long by) {
@@ -534,11 +685,12 @@ static long distance(const Map *m, long ax, long ay, long bx, long by) {
 
 /* Grid.sight and whether an active unit stands on the line (grid._Geometry.line: traced from the lower
  * square number, from a corner that keeps the sampled coordinates >= 0, the ends left out). */
-static void sight(const Map *m, long a, long b, int *los, int *loe, int *cover, int *blocked) {
-    long w = m->width, ax, ay, bx, by, x0, y0, dx, dy, n, k, last = -1, a0, b0, shift;
+static void trace(const Map *m, long a, long b, int *los, int *loe, int *cover, int *blocked) { /* blocked: or NULL */
+    long w = m->width, ax, ay, bx, by, x0, y0, dx, dy, n, k, last = -1, a0, b0, shift, x, y, rx, ry;
     *los = *loe = 1;
     *cover = 0;
-    *blocked = 0;
+    if (blocked)
+        *blocked = 0;
     if (a > b) {
         long t = a;
         a = b;
@@ -556,11 +708,32 @@ static void sight(const Map *m, long a, long b, int *los, int *loe, int *cover, 
     b0 = (y0 + dy) * w + x0 + dx;
     shift = a - a0;
     n = 4 * (labs(dx) > labs(dy) ? labs(dx) : labs(dy)) + 3;
+    /* the sample k at x0 + 0.5 + k dx / n, as (2n x0 + n + 2k dx) / 2n: x the quotient, rx the remainder, stepped
+     * by 2 dx (|2 dx| < 2n); n is odd, so no sample is within 1 / 2n of an integer and this exact floor is the
+     * floating-point one of grid._Geometry._trace_at (as _legal.c's line) */
+    x = x0;
+    y = y0;
+    rx = ry = n;
     for (k = 1; k < n; k++) {
-        double t = (double)k / (double)n;
-        long x = (long)((double)x0 + 0.5 + t * (double)dx), y = (long)((double)y0 + 0.5 + t * (double)dy);
-        long i = y * w + x, sq, c;
+        long i, sq, c;
         Py_ssize_t j;
+        rx += 2 * dx;
+        ry += 2 * dy;
+        if (rx >= 2 * n) {
+            rx -= 2 * n;
+            x++;
+        } else if (rx < 0) {
+            rx += 2 * n;
+            x--;
+        }
+        if (ry >= 2 * n) {
+            ry -= 2 * n;
+            y++;
+        } else if (ry < 0) {
+            ry += 2 * n;
+            y--;
+        }
+        i = y * w + x;
         if (i == a0 || i == b0 || i == last)
             continue;
         last = i;
@@ -576,10 +749,39 @@ static void sight(const Map *m, long a, long b, int *los, int *loe, int *cover, 
             *cover = 2;
         else if (c == 1 && *cover == 0)
             *cover = 1;
-        for (j = 0; j < m->n_occupied; j++)
-            if (m->occupied[j] == sq)
-                *blocked = 1;
+        if (blocked)
+            for (j = 0; j < m->n_occupied; j++)
+                if (m->occupied[j] == sq)
+                    *blocked = 1;
     }
+}
+
+/* Grid.sight(a, b) through the memo: per pair of squares (the lower first) 0 until known, else
+ * 0x80 | los | loe << 1 | cover << 2 */
+static void sight(const Map *m, long a, long b, int *los, int *loe, int *cover) {
+    unsigned char *slot, v;
+    if (!m->table) {
+        trace(m, a, b, los, loe, cover, NULL);
+        return;
+    }
+    slot = m->table + (a <= b ? a * m->size + b : b * m->size + a);
+    v = *slot;
+    if (!v) {
+        trace(m, a, b, los, loe, cover, NULL);
+        v = *slot = (unsigned char)(0x80 | *los | *loe << 1 | *cover << 2);
+    }
+    *los = v & 1;
+    *loe = (v >> 1) & 1;
+    *cover = (v >> 2) & 3;
+}
+
+/* whether an active unit stands on the line between a and b */
+static int line_blocked(const Map *m, long a, long b) {
+    int los, loe, cover, blocked;
+    if (!m->n_occupied)
+        return 0;
+    trace(m, a, b, &los, &loe, &cover, &blocked);
+    return blocked;
 }
 
 static double hit_chance(long bonus, long defense) {
@@ -590,7 +792,7 @@ static double hit_chance(long bonus, long defense) {
 /* observe._threat: (hit chance, expected damage) of a's best attack on t */
 static int threat(const Map *m, const Rec *a, const Rec *t, double *p_out, double *dmg_out) {
     long dist, ia, it;
-    int los, loe, cover, blocked, aid = 0;
+    int los, loe, cover, aid = 0;
     double bp = 0.0, bd = 0.0;
     *p_out = *dmg_out = 0.0;
     if (t->down || !a->can_act || (a->melee < 0 && a->ranged < 0))
@@ -601,7 +803,7 @@ static int threat(const Map *m, const Rec *a, const Rec *t, double *p_out, doubl
     ia = a->y * m->width + a->x;
     it = t->y * m->width + t->x;
     dist = distance(m, a->x, a->y, t->x, t->y);
-    sight(m, ia, it, &los, &loe, &cover, &blocked);
+    sight(m, ia, it, &los, &loe, &cover);
     if (!PyDict_Check(t->aid))
         return UNSUPPORTED;
     {
@@ -629,7 +831,7 @@ static int threat(const Map *m, const Rec *a, const Rec *t, double *p_out, doubl
                 band = k;
                 break;
             }
-        if (band >= 0 && !blocked) {
+        if (band >= 0 && !line_blocked(m, ia, it)) {
             long ab = a->r_ab + aid + BAND_PENALTY[band], defense = t->reflex_ranged;
             double p, mean, dmg;
             if (a->aimed)
@@ -750,7 +952,8 @@ static PyTypeObject PartsType = {
 /* parts(enc, actor, units, codes, make_profile) -> Parts | None: observe._observation_parts_py in C, with
  * `codes` the bytes of observe._line_codes(enc.grid); None for a state this code does not represent. */
 static PyObject *parts(PyObject *self, PyObject *args) {
-    PyObject *enc, *actor, *units, *make_profile, *all_units = NULL, *grid = NULL, *v, *fast = NULL;
+    PyObject *enc, *actor, *units, *make_profile, *all_units = NULL, *grid = NULL, *v, *fast = NULL, *codes_obj;
+    PyObject *table = NULL;
     Py_buffer codes;
     Py_ssize_t n, n_all, k, actor_at = -1;
     Rec *recs = NULL, actor_rec, *ra;
@@ -759,7 +962,9 @@ static PyObject *parts(PyObject *self, PyObject *args) {
     PartsObject *out = NULL;
     int r = 0;
 
-    if (!PyArg_ParseTuple(args, "OOOy*O", &enc, &actor, &units, &codes, &make_profile))
+    if (!PyArg_ParseTuple(args, "OOOOO", &enc, &actor, &units, &codes_obj, &make_profile))
+        return NULL;
+    if (PyObject_GetBuffer(codes_obj, &codes, PyBUF_SIMPLE) < 0)
         return NULL;
     fast = PySequence_Fast(units, "units must be a sequence");
     all_units = PyObject_GetAttr(enc, S_units);
@@ -791,6 +996,9 @@ static PyObject *parts(PyObject *self, PyObject *args) {
     m.codes = codes.buf;
     m.size = codes.len;
     m.height = m.size / m.width;
+    if (sight_table(grid, codes_obj, m.size, &table) < 0)
+        goto fail;
+    m.table = table ? (unsigned char *)PyByteArray_AS_STRING(table) : NULL;
 
     n = PySequence_Fast_GET_SIZE(fast);
     recs = PyMem_Malloc((n ? n : 1) * sizeof(Rec));
@@ -843,7 +1051,7 @@ static PyObject *parts(PyObject *self, PyObject *args) {
                 break;
             }
         if (down < 0) {
-            if ((v = PyObject_GetAttr(u, S_down)) == NULL)
+            if ((v = uattr(u, A_DOWN)) == NULL)
                 goto fail;
             down = PyObject_IsTrue(v);
             Py_DECREF(v);
@@ -891,6 +1099,7 @@ done:
     Py_XDECREF(fast);
     Py_XDECREF(all_units);
     Py_XDECREF(grid);
+    Py_XDECREF(table);
     PyBuffer_Release(&codes);
     if (r == UNSUPPORTED && PyErr_Occurred())
         r = -1;
@@ -904,6 +1113,7 @@ done:
 }
 
 static PyObject *clear_cache(PyObject *self, PyObject *unused) {
+    profiles_epoch++;
     PyDict_Clear(PROFILES);
     Py_RETURN_NONE;
 }
@@ -941,6 +1151,8 @@ PyMODINIT_FUNC PyInit__observe(void) {
     INTERN(S_id, "id")
     INTERN(S_stats, "stats")
     INTERN(S_state, "state")
+    INTERN(S__geometry, "_geometry")
+    INTERN(S_saga_sight, "saga_sight")
 #undef INTERN
     for (k = 0; k < N_FIELDS; k++)
         if (!(FIELD_NAMES[k] = PyUnicode_InternFromString(FIELD_TEXT[k])))
