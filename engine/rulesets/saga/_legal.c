@@ -450,25 +450,34 @@ static void sight(const Ctx *c, int a, int b, int *buf, int *los, int *loe) {
  * the 'alternating' metric every second diagonal double. A state enters a cost's bucket at most once (only a
  * lower cost pushes it again, into a lower bucket), so each bucket is a bitmap of states read in increasing
  * order: the sorted bucket of the Python search. */
+#define SEARCH_STACK 1024 /* maps up to this many squares search in stack buffers */
 static int search(const Ctx *c, int s, int budget, int *order) {
-    int size = c->size, alt = c->metric == M_ALTERNATING, changed = c->changed, n_order = 0, cost, i;
+    int size = c->size, changed = c->changed, n_order = 0, cost, i;
+    int dmask = c->metric == M_ALTERNATING ? 4 : 0; /* diagonals flip the parity (and pay it) only then */
     size_t words = (2 * (size_t)size + 63) / 64, k;
-    int *seen, *cost_of;
-    unsigned long long *bits;
+    int seen_stack[3 * SEARCH_STACK], *seen, *cost_of;
+    unsigned long long bits_stack[1024], *bits;
+    const int *nb = c->nb + (changed ? 0 : NB_STRIDE);
+    const unsigned char *kind = c->kind;
     if (budget > 4 * size)
         budget = 4 * size;
     if (budget <= 0) {
         order[0] = s;
         return 1;
     }
-    seen = PyMem_Malloc(3 * (size_t)size * sizeof(int));
-    bits = PyMem_Calloc((size_t)budget * words, sizeof(unsigned long long)); /* the buckets of costs < budget */
+    seen = size <= SEARCH_STACK ? seen_stack : PyMem_Malloc(3 * (size_t)size * sizeof(int));
+    bits = (size_t)budget * words <= sizeof(bits_stack) / sizeof(bits_stack[0])
+               ? bits_stack
+               : PyMem_Malloc((size_t)budget * words * sizeof(unsigned long long)); /* the buckets of costs < budget */
     if (!seen || !bits) {
-        PyMem_Free(seen);
-        PyMem_Free(bits);
+        if (seen != seen_stack)
+            PyMem_Free(seen);
+        if (bits != bits_stack)
+            PyMem_Free(bits);
         PyErr_NoMemory();
         return -1;
     }
+    memset(bits, 0, (size_t)budget * words * sizeof(unsigned long long));
     cost_of = seen + 2 * size;
     memset(seen, 0x3f, 3 * (size_t)size * sizeof(int)); /* BIG everywhere */
     for (i = 0; i < c->n; i++) /* enemies are never entered: as if already reached at no cost */
@@ -480,24 +489,23 @@ static int search(const Ctx *c, int s, int budget, int *order) {
     bits[(2 * s) / 64] |= 1ULL << ((2 * s) % 64);
     for (cost = 0; cost < budget; cost++) { /* states at the full budget cannot move on: no bucket */
         unsigned long long *bucket = bits + (size_t)cost * words;
-        for (k = 0; k < words; k++)
-            while (bucket[k]) {
-                int state = (int)(64 * k) + CTZ64(bucket[k]), parity = state & 1, m;
-                const int *row = c->nb + (size_t)(state >> 1) * 2 * NB_STRIDE + (changed ? 0 : NB_STRIDE);
-                bucket[k] &= bucket[k] - 1;
+        for (k = 0; k < words; k++) {
+            unsigned long long word = bucket[k]; /* (states pushed at this cost are all read here: none is pushed
+                                                  * into its own bucket, every move costing at least 1) */
+            while (word) {
+                int state = (int)(64 * k) + CTZ64(word), parity = state & 1, m, cnt;
+                const int *row = nb + (size_t)(state >> 1) * 2 * NB_STRIDE;
+                word &= word - 1;
                 if (seen[state] < cost)
                     continue;
-                for (m = 1; m <= row[0]; m++) {
-                    int move = row[m], j = move >> 3, mult = changed ? MULT[c->kind[j]] : move & 3, nxt, cc;
+                cnt = row[0];
+                for (m = 1; m <= cnt; m++) {
+                    int move = row[m], j = move >> 3, mult = changed ? MULT[kind[j]] : move & 3, d, nxt, cc;
                     if (!mult)
                         continue;
-                    if ((move & 4) && alt) {
-                        nxt = parity ? 2 * j : 2 * j + 1;
-                        cc = cost + (parity ? 2 * mult : mult);
-                    } else {
-                        nxt = 2 * j + parity;
-                        cc = cost + mult;
-                    }
+                    d = (move & dmask) >> 2;
+                    nxt = 2 * j + (parity ^ d);
+                    cc = cost + (mult << (parity & d));
                     if (cc > budget || seen[nxt] <= cc)
                         continue;
                     seen[nxt] = cc;
@@ -510,9 +518,12 @@ static int search(const Ctx *c, int s, int budget, int *order) {
                         bits[(size_t)cc * words + nxt / 64] |= 1ULL << (nxt % 64);
                 }
             }
+        }
     }
-    PyMem_Free(bits);
-    PyMem_Free(seen);
+    if (bits != bits_stack)
+        PyMem_Free(bits);
+    if (seen != seen_stack)
+        PyMem_Free(seen);
     return n_order;
 }
 
