@@ -317,6 +317,8 @@ typedef struct {
     const int *nb;                /* static moves (static_map, borrowed from the geometry's bytes) */
     int changed;                  /* some door open or object broken: kind differs from terrain */
     const unsigned char *terrain; /* static codes (the same) */
+    char *arena;        /* scratch space of the call (see scratch), ARENA bytes */
+    size_t arena_used;
     PyObject *geo_dict, *sight_obj; /* the map's geometry.__dict__, the sight memo (see sight_table) */
     unsigned char *sight_tab;
     unsigned char *kind;          /* codes now */
@@ -333,6 +335,23 @@ typedef struct {
     int *buf, *ends, *objs, *order, *threat;
     long *treach;
 } Ctx;
+
+#define ARENA 8192
+/* n bytes of scratch for the call: from its arena while there is room, else from the heap (release frees those) */
+static void *scratch(Ctx *c, size_t n) {
+    n = (n + 15) & ~(size_t)15;
+    if (c->arena && c->arena_used + n <= ARENA) {
+        void *p = c->arena + c->arena_used;
+        c->arena_used += n;
+        return p;
+    }
+    return PyMem_Malloc(n ? n : 1);
+}
+
+static void release(Ctx *c, void *p) {
+    if (p && !(c->arena && (char *)p >= c->arena && (char *)p < c->arena + ARENA))
+        PyMem_Free(p);
+}
 
 static int dist(const Ctx *c, int x1, int y1, int x2, int y2) {
     int dx = abs(x1 - x2), dy = abs(y1 - y2);
@@ -785,7 +804,7 @@ static int read_map(Ctx *c) {
     c->nb = (const int *)PyBytes_AS_STRING(c->map);
     c->terrain = (const unsigned char *)(c->nb + (size_t)c->size * 2 * NB_STRIDE);
     /* one block: kinds, occupants, enemy and ally squares */
-    c->occ = PyMem_Malloc((size_t)c->size * (sizeof(int) + 3));
+    c->occ = scratch(c, (size_t)c->size * (sizeof(int) + 3));
     if (!c->occ) {
         PyErr_NoMemory();
         return -1;
@@ -833,13 +852,13 @@ static int read_units(Ctx *c) {
     if (!PyList_Check(c->units))
         return FALLBACK;
     c->n = (int)PyList_GET_SIZE(c->units);
-    c->recs = PyMem_Calloc(c->n ? c->n : 1, sizeof(Rec));
+    c->recs = scratch(c, (c->n ? c->n : 1) * sizeof(Rec));
     if (!c->recs) {
         PyErr_NoMemory();
         return -1;
     }
-    for (k = 0; k < c->size; k++)
-        c->occ[k] = -1;
+    memset(c->recs, 0, (c->n ? c->n : 1) * sizeof(Rec));
+    memset(c->occ, 0xff, (size_t)c->size * sizeof(int)); /* -1 */
     for (k = 0; k < c->n; k++) {
         Rec *r = &c->recs[k];
         int eq;
@@ -1225,8 +1244,8 @@ static int read_actor(Ctx *c) {
     { /* scratch: a line's squares (and an end), squares within the actor's reach (twice: one list is the object
        * squares), a search's squares, the enemies' threats and reaches */
         size_t line_cap = 4 * ((size_t)c->w + c->h) + 16, area = (2 * c->a_reach + 1) * (2 * c->a_reach + 1) + 16;
-        c->buf = PyMem_Malloc((line_cap + 2 * area + c->size + c->n + 1) * sizeof(int));
-        c->treach = PyMem_Malloc((c->n + 1) * sizeof(long));
+        c->buf = scratch(c, (line_cap + 2 * area + c->size + c->n + 1) * sizeof(int));
+        c->treach = scratch(c, (c->n + 1) * sizeof(long));
         if (!c->buf || !c->treach) {
             PyErr_NoMemory();
             goto error;
@@ -1631,6 +1650,7 @@ done:
 /* legal(enc, actor) -> [Decision] | None: SagaRuleset.legal_actions_py, its sections in its order */
 static PyObject *legal(PyObject *self, PyObject *args) {
     PyObject *enc, *a;
+    long long arena[ARENA / sizeof(long long)]; /* (aligned) */
     Ctx c;
     int rc, k;
     if (!PyArg_ParseTuple(args, "OO", &enc, &a))
@@ -1640,6 +1660,7 @@ static PyObject *legal(PyObject *self, PyObject *args) {
         return NULL;
     }
     memset(&c, 0, sizeof(c));
+    c.arena = (char *)arena;
     c.enc = enc;
     c.a = a;
     if (!(c.out = PyList_New(0)) || append(c.out, CONST[C_END]) < 0)
@@ -1666,16 +1687,16 @@ static PyObject *legal(PyObject *self, PyObject *args) {
         if (!rc && c.sw)
             rc = add_swift(&c);
     }
-    PyMem_Free(c.buf);
-    PyMem_Free(c.treach);
-    PyMem_Free(c.occ);
+    release(&c, c.buf);
+    release(&c, c.treach);
+    release(&c, c.occ);
     if (c.recs)
         for (k = 0; k < c.n; k++) {
             Py_XDECREF(c.recs[k].side);
             Py_XDECREF(c.recs[k].state);
             Py_XDECREF(c.recs[k].stats);
         }
-    PyMem_Free(c.recs);
+    release(&c, c.recs);
     for (k = 0; k < N_Q; k++)
         Py_XDECREF(c.qlist[k]);
     Py_XDECREF(c.decs);
