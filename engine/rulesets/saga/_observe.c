@@ -182,6 +182,12 @@ static int as_long(PyObject *o, long *out) {
     int overflow;
     if (!o || !PyLong_Check(o))
         return UNSUPPORTED;
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+    if (PyLong_CheckExact(o) && Py_SIZE(o) >= -1 && Py_SIZE(o) <= 1) { /* one digit or none (CPython 3.11's ints) */
+        *out = (long)Py_SIZE(o) * (long)((PyLongObject *)o)->ob_digit[0];
+        return 0;
+    }
+#endif
     *out = PyLong_AsLongAndOverflow(o, &overflow);
     if (overflow || (*out == -1 && PyErr_Occurred())) {
         PyErr_Clear();
@@ -775,13 +781,110 @@ static void sight(const Map *m, long a, long b, int *los, int *loe, int *cover) 
     *cover = (v >> 2) & 3;
 }
 
+/* The squares of lines as flat offsets from their lower end, for maps of one size (lo_w x lo_h) at a time: a
+ * line's squares depend only on the offset between its ends and the map's width (grid._LINES), traced on first
+ * use into lo_pool at LO_STRIDE(w, h) ints per offset (dy in [0, h), dx in (-w, w)); lo_len[k] is the count, -1
+ * until traced. Plain C memory, made again for a map of another size; none for maps of more than LO_SQUARES. */
+#define LO_SQUARES 1024
+#define LO_STRIDE(w, h) ((w) + (h) + 2)
+static long lo_w, lo_h;
+static int *lo_pool;
+static short *lo_len;
+
+static const int *line_offsets(const Map *m, long dx, long dy, int *n) {
+    long w = m->width, h = m->height, k, x0, y0, a0, b0, nn, j, x, y, rx, ry, last = -1;
+    int *out, cnt = 0;
+    if (m->size > LO_SQUARES || w * h != m->size)
+        return NULL;
+    if (lo_w != w || lo_h != h || !lo_pool) {
+        size_t entries = (size_t)(2 * w - 1) * h;
+        int *pool = PyMem_Malloc(entries * LO_STRIDE(w, h) * sizeof(int));
+        short *len = PyMem_Malloc(entries * sizeof(short));
+        if (!pool || !len) {
+            PyMem_Free(pool);
+            PyMem_Free(len);
+            return NULL;
+        }
+        PyMem_Free(lo_pool);
+        PyMem_Free(lo_len);
+        lo_pool = pool;
+        lo_len = len;
+        memset(lo_len, 0xff, entries * sizeof(short));
+        lo_w = w;
+        lo_h = h;
+    }
+    k = dy * (2 * w - 1) + dx + w - 1;
+    out = lo_pool + (size_t)k * LO_STRIDE(w, h);
+    if (lo_len[k] >= 0) {
+        *n = lo_len[k];
+        return out;
+    }
+    /* as trace(): from the corner keeping the samples' coordinates >= 0 */
+    x0 = dx < 0 ? -dx : 0;
+    y0 = 0;
+    a0 = y0 * w + x0;
+    b0 = (y0 + dy) * w + x0 + dx;
+    nn = 4 * (labs(dx) > labs(dy) ? labs(dx) : labs(dy)) + 3;
+    x = x0;
+    y = y0;
+    rx = ry = nn;
+    for (j = 1; j < nn; j++) {
+        long i;
+        rx += 2 * dx;
+        ry += 2 * dy;
+        if (rx >= 2 * nn) {
+            rx -= 2 * nn;
+            x++;
+        } else if (rx < 0) {
+            rx += 2 * nn;
+            x--;
+        }
+        if (ry >= 2 * nn) {
+            ry -= 2 * nn;
+            y++;
+        } else if (ry < 0) {
+            ry += 2 * nn;
+            y--;
+        }
+        i = y * w + x;
+        if (i == a0 || i == b0 || i == last)
+            continue;
+        last = i;
+        if (cnt == LO_STRIDE(w, h))
+            return NULL; /* (never: a line passes fewer squares) */
+        out[cnt++] = (int)(i - a0);
+    }
+    lo_len[k] = (short)cnt;
+    *n = cnt;
+    return out;
+}
+
 /* whether an active unit stands on the line between a and b */
 static int line_blocked(const Map *m, long a, long b) {
-    int los, loe, cover, blocked;
+    int los, loe, cover, blocked, n, k;
+    const int *offs;
+    Py_ssize_t j;
     if (!m->n_occupied)
         return 0;
-    trace(m, a, b, &los, &loe, &cover, &blocked);
-    return blocked;
+    if (a > b) {
+        long t = a;
+        a = b;
+        b = t;
+    }
+    offs = line_offsets(m, b % m->width - a % m->width, b / m->width - a / m->width, &n);
+    if (!offs) {
+        trace(m, a, b, &los, &loe, &cover, &blocked);
+        return blocked;
+    }
+    for (k = 0; k < n; k++) {
+        long sq = a + offs[k];
+        if (sq < 0 || sq >= m->size)
+            continue;
+        for (j = 0; j < m->n_occupied; j++)
+            if (m->occupied[j] == sq)
+                return 1;
+    }
+    return 0;
 }
 
 static double hit_chance(long bonus, long defense) {
