@@ -266,3 +266,46 @@ def test_unusual_states_are_left_to_python():
     a.state["hands"] = tuple(a.state["hands"])
     assert R._legal.legal(b.enc, a) is None
     assert RS.legal_actions(b.enc, a) == RS.legal_actions_py(b.enc, a)
+
+
+def test_the_sight_memo_follows_the_doors_per_map_and_state():
+    """The sight memo kept with a map's shared geometry (one per state of its doors and broken objects, shared with
+    the observation's C code) never answers for another state: a clone opening a door or breaking a window mid-battle
+    sees through it, the original still does not, and each agrees with the Python rules throughout."""
+    from engine.rulesets.saga import observe as O
+    from tests.saga.helpers import PISTOL, RIFLE, make, unit
+
+    rows = ["#########",
+            "#...#...#",
+            "#...+...#",
+            "#...#...#",
+            "#...=...#",
+            "#########"]
+    b = make(rows, [unit("A", "pcs", (2, 2), RIFLE), unit("B", "npcs", (6, 2), PISTOL),
+                    unit("C", "npcs", (6, 4), RIFLE), unit("D", "npcs", (2, 4), PISTOL)])
+    enc = b.enc
+    g = enc.grid
+
+    def check(e):
+        for u in e.units:
+            got = R._legal.legal(e, u)
+            assert got is not None and got == RS.legal_actions_py(e, u)
+            O.observation_parts(e, u, e.units)  # fills the shared memo too
+            assert R._legal.legal(e, u) == got
+
+    def ranged(e):
+        return {d.target for d in R._legal.legal(e, e.unit("A")) if d.action == "ranged_attack"}
+
+    check(enc)
+    closed = ranged(enc)
+    twin = enc.clone()  # shares the map's geometry, not its doors
+    twin.grid.open_doors.add(g.index(4, 2))
+    check(twin)
+    assert ranged(twin) != closed
+    check(enc)
+    assert ranged(enc) == closed  # the original's door is still closed
+    twin.grid.broken.add(g.index(4, 4))  # the window
+    check(twin)
+    twin.grid.open_doors.clear()
+    check(twin)
+    assert "saga_sight" in g._geometry.__dict__ and len(g._geometry.saga_sight) >= 2
