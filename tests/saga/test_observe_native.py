@@ -295,3 +295,35 @@ def test_parts_is_a_read_only_sequence_and_buffer():
     O._observe.clear_cache()
     assert O._observe.cache_size() == 0
     assert _check(enc, a) and O._observe.cache_size() == 2
+
+
+def test_records_follow_states_changed_in_place():
+    """The C records remembered per unit state (while the state dict is unchanged) follow what changes without a
+    new value in the dict: lists of hands, lost weapons, modes and active items changed in place, grabbed_by
+    filled and emptied in place, the aid dict changed in place, a unit downed, a new stat block."""
+    b = make(["........", "........", "........"],
+             [unit("A", "pcs", (0, 0), PISTOL, SWORD), unit("B", "npcs", (4, 1), SWORD, RIFLE),
+              unit("C", "npcs", (6, 2), RIFLE)])
+    enc, a = b.enc, b.enc.unit("A")
+    bb, c = enc.unit("B"), enc.unit("C")
+    assert _check(enc, a) and _check(enc, bb)
+    steps = [
+        lambda: a.state["hands"].clear(),
+        lambda: a.state["hands"].append(1),
+        lambda: a.state["hands"].insert(0, 0),
+        lambda: bb.state["lost"].append(0),
+        lambda: bb.state["lost"].clear(),
+        lambda: bb.state["modes"].__setitem__(1, bb.state["modes"][1] + 1),
+        lambda: a.state["grabbed_by"].append(bb.id) if isinstance(a.state["grabbed_by"], list) else None,
+        lambda: a.state["grabbed_by"].clear() if isinstance(a.state["grabbed_by"], list) else None,
+        lambda: bb.state["aid"].__setitem__(a.side, c.id),
+        lambda: bb.state["aid"].clear(),
+        lambda: setattr(c, "down", True),
+        lambda: setattr(c, "down", False),
+        lambda: setattr(bb, "stats", dict(bb.stats, reach=2)),
+        lambda: a.state.__setitem__("ct", 2),
+    ]
+    for k, change in enumerate(steps):
+        change()
+        for u in enc.units:
+            assert _check(enc, u), k

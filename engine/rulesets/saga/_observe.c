@@ -489,6 +489,121 @@ static int mode_of(const Profile *p, int n, const long *modes, Py_ssize_t n_mode
     return 0;
 }
 
+/* ---- records remembered while a unit's state is unchanged ------------------------------------------------- */
+/* A unit's record depends on its stat block (never mutated in place), whether it is down and its state dict. Under
+ * CPython 3.11 a dict's ma_version_tag changes on every change to it and is never given to another dict, so while
+ * it is the same the state holds the same values: immutable ones (bools, ints, floats, strings, None), the lists of
+ * small ints (hands, lost, modes, active items, compared item by item: small ints live for good, so an item at the
+ * same address is the same number), grabbed_by (only its truth is read, read again) and the aid dict (read live by
+ * the threats). A state holding anything else is not remembered, and nothing is remembered across a change of the
+ * profiles' cache (profiles_epoch): while it is unchanged, the block's profile is still cached (no builder call is
+ * skipped). The memo is plain C memory: the addresses in it
+ * are compared, and read only after the state's tag matched (the state then still holds those objects). */
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+#define MEMO_SLOTS 256
+static const int MEMO_LISTS[4] = {F_HANDS, F_LOST, F_MODES, F_ACTIVE_ITEMS};
+typedef struct {
+    PyObject *state, *stats, *grabbed, *aid;
+    uint64_t tag;
+    unsigned long epoch; /* profiles_epoch when made: the block's profile was then the one cached */
+    int down, grabbed_truth, n[4];
+    PyObject *lists[4], *items[4][MAX_WEAPONS];
+    Rec rec;
+} Memo;
+static Memo *memo;
+
+static int small_int(PyObject *o) {
+    long v;
+    int overflow;
+    if (!PyLong_CheckExact(o))
+        return 0;
+    v = PyLong_AsLongAndOverflow(o, &overflow);
+    return !overflow && v >= -5 && v <= 256;
+}
+
+static int plain(PyObject *o) {
+    return o == Py_None || PyBool_Check(o) || PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyUnicode_CheckExact(o);
+}
+
+static Memo *memo_slot(PyObject *state) {
+    if (!memo && !(memo = PyMem_Calloc(MEMO_SLOTS, sizeof(Memo))))
+        return NULL;
+    return &memo[((uintptr_t)state >> 4) % MEMO_SLOTS];
+}
+
+/* the remembered record of this state, or NULL */
+static const Memo *memo_find(PyObject *state, PyObject *stats, int down) {
+    Memo *m = memo_slot(state);
+    int k, j;
+    if (!m || m->state != state || m->tag != ((PyDictObject *)state)->ma_version_tag || m->stats != stats
+        || m->down != down || m->epoch != profiles_epoch)
+        return NULL;
+    for (k = 0; k < 4; k++) {
+        PyObject *lst = m->lists[k];
+        if (PySequence_Fast_GET_SIZE(lst) != m->n[k])
+            return NULL;
+        for (j = 0; j < m->n[k]; j++)
+            if (PySequence_Fast_ITEMS(lst)[j] != m->items[k][j])
+                return NULL;
+    }
+    if (m->grabbed != Py_None && (PyList_Check(m->grabbed) || PyTuple_Check(m->grabbed))
+        && (PySequence_Fast_GET_SIZE(m->grabbed) > 0) != m->grabbed_truth)
+        return NULL;
+    return m;
+}
+
+/* remember rc, made from the fields f of state */
+static void memo_keep(PyObject *state, PyObject *stats, PyObject **f, const Rec *rc) {
+    Memo *m = memo_slot(state);
+    int k, j, field;
+    if (!m)
+        return;
+    m->state = NULL;
+    for (field = 0; field < N_FIELDS; field++) {
+        PyObject *v = f[field];
+        int listed = 0;
+        for (k = 0; k < 4; k++)
+            listed |= field == MEMO_LISTS[k];
+        if (listed || field == F_AID)
+            continue;
+        if (field == F_GRABBED_BY) {
+            if (!(v == Py_None || PyList_Check(v) || PyTuple_Check(v)))
+                return;
+            continue;
+        }
+        if (!plain(v))
+            return;
+    }
+    if (!PyDict_CheckExact(f[F_AID]))
+        return;
+    for (k = 0; k < 4; k++) {
+        PyObject *lst = f[MEMO_LISTS[k]];
+        if (!(PyList_Check(lst) || PyTuple_Check(lst)) || PySequence_Fast_GET_SIZE(lst) > MAX_WEAPONS)
+            return;
+        m->lists[k] = lst;
+        m->n[k] = (int)PySequence_Fast_GET_SIZE(lst);
+        for (j = 0; j < m->n[k]; j++) {
+            PyObject *it = PySequence_Fast_ITEMS(lst)[j];
+            if (!small_int(it))
+                return;
+            m->items[k][j] = it;
+        }
+    }
+    m->grabbed = f[F_GRABBED_BY];
+    m->grabbed_truth = m->grabbed != Py_None && PySequence_Fast_GET_SIZE(m->grabbed) > 0;
+    m->aid = f[F_AID];
+    m->stats = stats;
+    m->down = rc->down;
+    m->tag = ((PyDictObject *)state)->ma_version_tag;
+    m->epoch = profiles_epoch;
+    m->rec = *rc;
+    m->state = state;
+}
+#define MEMO 1
+#else
+#define MEMO 0
+#endif
+
 static int record(PyObject *u, PyObject *make_profile, Rec *rc) {
     PyObject *stats, *state, *v, *f[N_FIELDS];
     const Profile *p;
@@ -528,6 +643,23 @@ static int record(PyObject *u, PyObject *make_profile, Rec *rc) {
     Py_DECREF(state);
     if (!PyDict_Check(stats) || !PyDict_Check(state))
         return UNSUPPORTED;
+#if MEMO
+    if (PyDict_CheckExact(state)) {
+        const Memo *m = memo_find(state, stats, rc->down);
+        if (m) {
+            PyObject *side = rc->side, *id = rc->id;
+            long x = rc->x, y = rc->y;
+            *rc = m->rec;
+            rc->unit = u;
+            rc->side = side;
+            rc->id = id;
+            rc->x = x;
+            rc->y = y;
+            rc->aid = m->aid;
+            return 0;
+        }
+    }
+#endif
     if (profile_of(stats, make_profile, &p) < 0)
         return -1;
     if (!p)
@@ -607,6 +739,10 @@ static int record(PyObject *u, PyObject *make_profile, Rec *rc) {
         rc->r_auto = mode == MODE_AUTOFIRE;
         memcpy(rc->r_ranges, p->weapons[rc->ranged].ranges, sizeof(rc->r_ranges));
     }
+#if MEMO
+    if (PyDict_CheckExact(state))
+        memo_keep(state, stats, f, rc);
+#endif
     return 0;
 }
 
