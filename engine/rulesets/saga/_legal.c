@@ -101,6 +101,12 @@ static int item(PyObject *d, PyObject *key, PyObject **out) {  /* d[key], borrow
 static int as_long(PyObject *v, long *out) {
     if (!PyLong_Check(v))
         return FALLBACK;
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+    if (PyLong_CheckExact(v) && Py_SIZE(v) >= -1 && Py_SIZE(v) <= 1) { /* one digit or none (CPython 3.11's ints) */
+        *out = (long)Py_SIZE(v) * (long)((PyLongObject *)v)->ob_digit[0];
+        return 0;
+    }
+#endif
     *out = PyLong_AsLong(v);
     if (*out == -1 && PyErr_Occurred()) {
         if (!PyErr_ExceptionMatches(PyExc_OverflowError))
