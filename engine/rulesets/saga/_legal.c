@@ -686,7 +686,7 @@ done:
  * of observe._line_codes; with no door open and nothing broken the ones of the terrain, kept as
  * geometry.saga_legal_codes), made on first use; none for maps of more than SIGHT_SQUARES squares. */
 #define SIGHT_SQUARES 1024
-#define SIGHT_TABLES 32
+#define SIGHT_TABLES 8
 static int sight_table(Ctx *c) {
     PyObject *key = NULL, *tables, *got;
     int rc = -1, i;

@@ -754,7 +754,7 @@ static int record(PyObject *u, PyObject *make_profile, Rec *rc) {
  * the same memo in the same place. At most SIGHT_TABLES codes per map (the dict is emptied beyond), and none for
  * maps of more than SIGHT_SQUARES squares. */
 #define SIGHT_SQUARES 1024
-#define SIGHT_TABLES 32
+#define SIGHT_TABLES 8
 
 /* *out: a new reference to the memo of `codes` on grid's map, or NULL when there is none to keep */
 static int sight_table(PyObject *grid, PyObject *codes, Py_ssize_t size, PyObject **out) {
@@ -920,8 +920,10 @@ static void sight(const Map *m, long a, long b, int *los, int *loe, int *cover) 
 /* The squares of lines as flat offsets from their lower end, for maps of one size (lo_w x lo_h) at a time: a
  * line's squares depend only on the offset between its ends and the map's width (grid._LINES), traced on first
  * use into lo_pool at LO_STRIDE(w, h) ints per offset (dy in [0, h), dx in (-w, w)); lo_len[k] is the count, -1
- * until traced. Plain C memory, made again for a map of another size; none for maps of more than LO_SQUARES. */
+ * until traced. Plain C memory, made again for a map of another size; none for maps of more than LO_SQUARES squares
+ * or shapes needing more than LO_INTS ints (those trace each line). */
 #define LO_SQUARES 1024
+#define LO_INTS (1L << 18) /* at most 1 MB of offsets */
 #define LO_STRIDE(w, h) ((w) + (h) + 2)
 static long lo_w, lo_h;
 static int *lo_pool;
@@ -930,7 +932,7 @@ static short *lo_len;
 static const int *line_offsets(const Map *m, long dx, long dy, int *n) {
     long w = m->width, h = m->height, k, x0, y0, a0, b0, nn, j, x, y, rx, ry, last = -1;
     int *out, cnt = 0;
-    if (m->size > LO_SQUARES || w * h != m->size)
+    if (m->size > LO_SQUARES || w * h != m->size || (2 * w - 1) * h * LO_STRIDE(w, h) > LO_INTS)
         return NULL;
     if (lo_w != w || lo_h != h || !lo_pool) {
         size_t entries = (size_t)(2 * w - 1) * h;
