@@ -6,10 +6,11 @@
  * unexpected type, a unit off the map, ids out of order): the Python version then decides. Every rule change
  * there must be made here too; tests/saga/test_legal_native.py checks the two agree on many random battles.
  *
- * The geometry follows grid.py without its caches: the squares a line passes (`_Geometry.line`), sight and
- * effect along it (`Grid.sight`), the reachable-squares search (`Grid.reachable`, as engine/core/_native.c's
- * `search`), run rays and straight charge lines are recomputed on each call from the terrain codes of the
- * map (kept with its shared geometry, as the terrain never changes) and its open doors and broken objects.
+ * The geometry follows grid.py: the squares a line passes (`_Geometry.line`), the reachable-squares search
+ * (`Grid.reachable`, as engine/core/_native.c's `search`), run rays and straight charge lines are computed on each
+ * call from the terrain codes of the map (kept with its shared geometry, as the terrain never changes) and its
+ * open doors and broken objects; sight and effect between two squares (`Grid.sight`) are memoised per map and
+ * state of the doors in a table shared with _observe.c (see sight_table).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
