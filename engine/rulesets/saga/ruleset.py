@@ -1248,7 +1248,7 @@ class SagaRuleset(Ruleset):
         g = enc.grid
         side = a.side
         threat = tuple([(e.id, e.pos, e.stats["reach"]) for e in enc.units
-                        if e.side != side and self.threatens(e) and not e.state["aoo_used"]])
+                        if e.side != side and not e.down and not e.state["aoo_used"] and self.threatens(e)])
         per_map = g._geometry.__dict__.setdefault("saga_threats", {})
         out = per_map.get(threat)
         if out is None:
