@@ -19,6 +19,7 @@ from engine.core.generate import random_encounter
 from engine.rulesets import get_ruleset
 from envs.codec import ActionCodec
 from envs.observation import ObservationEncoder
+from tests.battle_walk import random_walk
 
 
 def test_the_c_module_is_built_and_used():
@@ -75,7 +76,7 @@ def _observation_states(n_battles: int, seed: int):
             enc = random_encounter(rs, rng, rng.randint(8, 16), rng.randint(8, 16), sizes=(1, 4))
         b = Battle(enc, rs, SeededDice(k))
         b.start()
-        while not b.over:
+        for _ in random_walk(b, rng):
             yield b.enc, b.enc.actor
             if rng.random() < 0.1:
                 twin = b.enc.clone()
@@ -86,11 +87,6 @@ def _observation_states(n_battles: int, seed: int):
                     elif g.terrain[i] in ("low_cover", "heavy_cover", "window") and rng.random() < 0.2:
                         g.broken.add(i)
                 yield twin, twin.actor
-            legal = b.legal()
-            d = rng.choice(legal)
-            if d.action == "end_turn" and len(legal) > 1 and rng.random() < 0.7:
-                d = rng.choice(legal)
-            b.step(d)
         for u in b.enc.units:
             yield b.enc, u
 

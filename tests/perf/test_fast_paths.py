@@ -13,6 +13,7 @@ import pytest
 
 from engine.core.grid import _DOUBLE_COST, _SOLID, Grid
 from engine.core.generate import random_map
+from tests.battle_walk import random_walk
 
 
 def ref_reachable(grid: Grid, start, budget, no_pass=(), no_stop=()):
@@ -224,15 +225,8 @@ def _random_states(n_battles: int, seed: int = 3):
             enc = random_encounter(rs, random.Random(seed * 100 + k), rng.choice([10, 12, 16]), 16, sizes=(1, 4))
         b = Battle(enc, rs, SeededDice(k))
         b.start()
-        steps = 0
-        while not b.over and steps < 150:
+        for _ in random_walk(b, rng, 150):
             yield b
-            legal = b.legal()
-            d = rng.choice(legal)
-            if d.action == "end_turn" and len(legal) > 1 and rng.random() < 0.7:
-                d = rng.choice(legal)
-            b.step(d)
-            steps += 1
 
 
 def test_observation_matches_reference():

@@ -23,6 +23,7 @@ from engine.core.generate import random_encounter
 from engine.core.grid import Grid
 from engine.rulesets import get_ruleset
 from engine.rulesets.saga import ruleset as R
+from tests.battle_walk import random_walk
 
 RS = get_ruleset("saga")
 ENCOUNTERS = sorted((Path(__file__).parents[2] / "configs" / "encounters" / "saga").glob("*.yaml"))
@@ -85,18 +86,11 @@ def _states(seed: int, n: int):
     for k, enc in enumerate(_encounters(seed)):
         b = Battle(enc, RS, SeededDice(seed * 100 + k))
         b.start()
-        steps = 0
-        while not b.over and steps < 200:
+        for _ in random_walk(b, rng, 200, redraw_end=0.8):
             yield b.enc
             made += 1
             if made >= n:
                 return
-            legal = b.legal()
-            d = rng.choice(legal)
-            if d.action == "end_turn" and len(legal) > 1 and rng.random() < 0.8:
-                d = rng.choice(legal)
-            b.step(d)
-            steps += 1
 
 
 def _perturbed(enc, rng: random.Random):

@@ -21,6 +21,7 @@ from engine.core.encounter_file import load_encounter
 from engine.core.generate import random_encounter
 from engine.rulesets import get_ruleset
 from engine.rulesets.saga import observe as O
+from tests.battle_walk import random_walk
 
 from .helpers import PISTOL, RIFLE, SWORD, make, unit
 
@@ -45,15 +46,8 @@ def _battles(n: int, seed: int):
             enc = random_encounter(RS, random.Random(seed * 100 + k), rng.choice([8, 12, 16]), 16, sizes=(1, 4))
         b = Battle(enc, RS, SeededDice(seed + k))
         b.start()
-        steps = 0
-        while not b.over and steps < 200:
+        for _ in random_walk(b, rng, 200):
             yield b, rng
-            legal = b.legal()
-            d = rng.choice(legal)
-            if d.action == "end_turn" and len(legal) > 1 and rng.random() < 0.7:
-                d = rng.choice(legal)
-            b.step(d)
-            steps += 1
 
 
 def _rows(enc, actor):
