@@ -29,7 +29,7 @@ def run(cmd: list[str]) -> None:
 
 def setup() -> None:
     # reinstall when the project file or a C source (compiled by the install) is newer than the last install
-    sources = [ROOT / "pyproject.toml", *ROOT.glob("engine/**/*.c"), *ROOT.glob("envs/**/*.c")]
+    sources = [ROOT / "pyproject.toml", *ROOT.glob("engine/**/*.[ch]"), *ROOT.glob("envs/**/*.[ch]")]
     if STAMP.exists() and STAMP.stat().st_mtime >= max(p.stat().st_mtime for p in sources):
         return
     if not (BIN / "python").exists():

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_line.h"
+
 #define FALLBACK 1 /* a helper's "let Python decide" (no exception set); -1 is an error, 0 success */
 #define BIG 0x3f3f3f3f /* above any cost (a memset of 0x3f bytes) */
 #define MAXW 16    /* weapons / hands / lost entries read per unit; more: fallback */
@@ -381,54 +383,18 @@ static int within(const Ctx *c, int cx, int cy, int r, int *out) {
     return n;
 }
 
-/* _Geometry.line(a, b): the squares strictly between a and b in the order traced from the lower index. The
- * trace samples x0 + 0.5 + k dx / n (n = 4 max(|dx|, |dy|) + 3, odd) from a corner keeping every coordinate
- * >= 0; such a sample is never within 1 / 2n of an integer, so this exact integer floor is Python's float one. */
+/* _Geometry.line(a, b): the squares strictly between a and b in the order traced from the lower index (_line.h);
+ * out needs room for a line across the map */
 static int line(const Ctx *c, int a, int b, int *out) {
-    int w = c->w, ax, ay, dx, dy, x0, y0, A, B, m, n, k, cnt = 0, last = -1, x, y, rx, ry;
+    int w = c->w, k, cnt;
     if (a > b) {
         int t = a;
         a = b;
         b = t;
     }
-    ax = a % w;
-    ay = a / w;
-    dx = b % w - ax;
-    dy = b / w - ay;
-    x0 = dx < 0 ? -dx : 0;
-    y0 = dy < 0 ? -dy : 0;
-    A = y0 * w + x0;
-    B = (y0 + dy) * w + x0 + dx;
-    m = abs(dx) > abs(dy) ? abs(dx) : abs(dy);
-    n = 4 * m + 3;
-    /* sample k at (2n x0 + n + 2k dx) / 2n: x = the quotient, rx = the remainder, stepped by 2 dx (< 2n) */
-    x = x0;
-    y = y0;
-    rx = ry = n;
-    for (k = 1; k < n; k++) {
-        int i;
-        rx += 2 * dx;
-        ry += 2 * dy;
-        if (rx >= 2 * n) {
-            rx -= 2 * n;
-            x++;
-        } else if (rx < 0) {
-            rx += 2 * n;
-            x--;
-        }
-        if (ry >= 2 * n) {
-            ry -= 2 * n;
-            y++;
-        } else if (ry < 0) {
-            ry += 2 * n;
-            y--;
-        }
-        i = y * w + x;
-        if (i != A && i != B && i != last) {
-            out[cnt++] = i - A + a;
-            last = i;
-        }
-    }
+    cnt = trace_line(w, b % w - a % w, b / w - a / w, out, 1 << 30);
+    for (k = 0; k < cnt; k++)
+        out[k] += a;
     return cnt;
 }
 

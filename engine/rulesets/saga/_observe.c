@@ -13,8 +13,11 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdlib.h>
 #include <string.h>
 #include <structmember.h>
+
+#include "_line.h"
 
 /* Products and sums stay separate roundings, as in Python: no fused multiply-add. */
 #if defined(__clang__)
@@ -930,8 +933,8 @@ static int *lo_pool;
 static short *lo_len;
 
 static const int *line_offsets(const Map *m, long dx, long dy, int *n) {
-    long w = m->width, h = m->height, k, x0, y0, a0, b0, nn, j, x, y, rx, ry, last = -1;
-    int *out, cnt = 0;
+    long w = m->width, h = m->height, k;
+    int *out, cnt;
     if (m->size > LO_SQUARES || w * h != m->size || (2 * w - 1) * h * LO_STRIDE(w, h) > LO_INTS)
         return NULL;
     if (lo_w != w || lo_h != h || !lo_pool) {
@@ -957,41 +960,9 @@ static const int *line_offsets(const Map *m, long dx, long dy, int *n) {
         *n = lo_len[k];
         return out;
     }
-    /* as trace(): from the corner keeping the samples' coordinates >= 0 */
-    x0 = dx < 0 ? -dx : 0;
-    y0 = 0;
-    a0 = y0 * w + x0;
-    b0 = (y0 + dy) * w + x0 + dx;
-    nn = 4 * (labs(dx) > labs(dy) ? labs(dx) : labs(dy)) + 3;
-    x = x0;
-    y = y0;
-    rx = ry = nn;
-    for (j = 1; j < nn; j++) {
-        long i;
-        rx += 2 * dx;
-        ry += 2 * dy;
-        if (rx >= 2 * nn) {
-            rx -= 2 * nn;
-            x++;
-        } else if (rx < 0) {
-            rx += 2 * nn;
-            x--;
-        }
-        if (ry >= 2 * nn) {
-            ry -= 2 * nn;
-            y++;
-        } else if (ry < 0) {
-            ry += 2 * nn;
-            y--;
-        }
-        i = y * w + x;
-        if (i == a0 || i == b0 || i == last)
-            continue;
-        last = i;
-        if (cnt == LO_STRIDE(w, h))
-            return NULL; /* (never: a line passes fewer squares) */
-        out[cnt++] = (int)(i - a0);
-    }
+    cnt = trace_line(w, dx, dy, out, (int)LO_STRIDE(w, h));
+    if (cnt < 0)
+        return NULL; /* (never: a line passes fewer squares) */
     lo_len[k] = (short)cnt;
     *n = cnt;
     return out;
