@@ -831,7 +831,8 @@ static long distance(const Map *m, long ax, long ay, long bx, long by) {
 /* Grid.sight and whether an active unit stands on the line (grid._Geometry.line: traced from the lower
  * square number, from a corner that keeps the sampled coordinates >= 0, the ends left out). */
 static void trace(const Map *m, long a, long b, int *los, int *loe, int *cover, int *blocked) { /* blocked: or NULL */
-    long w = m->width, ax, ay, bx, by, x0, y0, dx, dy, n, k, last = -1, a0, b0, shift, x, y, rx, ry;
+    long w = m->width;
+    int local[256], *offs = local, cap = 256, n, k;
     *los = *loe = 1;
     *cover = 0;
     if (blocked)
@@ -841,48 +842,17 @@ static void trace(const Map *m, long a, long b, int *los, int *loe, int *cover, 
         a = b;
         b = t;
     }
-    ax = a % w;
-    ay = a / w;
-    bx = b % w;
-    by = b / w;
-    x0 = ax - bx > 0 ? ax - bx : 0;
-    y0 = ay - by > 0 ? ay - by : 0;
-    dx = bx - ax;
-    dy = by - ay;
-    a0 = y0 * w + x0;
-    b0 = (y0 + dy) * w + x0 + dx;
-    shift = a - a0;
-    n = 4 * (labs(dx) > labs(dy) ? labs(dx) : labs(dy)) + 3;
-    /* the sample k at x0 + 0.5 + k dx / n, as (2n x0 + n + 2k dx) / 2n: x the quotient, rx the remainder, stepped
-     * by 2 dx (|2 dx| < 2n); n is odd, so no sample is within 1 / 2n of an integer and this exact floor is the
-     * floating-point one of grid._Geometry._trace_at (as _legal.c's line) */
-    x = x0;
-    y = y0;
-    rx = ry = n;
-    for (k = 1; k < n; k++) {
-        long i, sq, c;
+    if (w + m->size / w + 2 > cap) { /* a line passes fewer squares than the map's width and height */
+        cap = (int)(w + m->size / w + 2);
+        if (!(offs = PyMem_Malloc(cap * sizeof(int)))) {
+            *los = *loe = 0; /* out of memory: no line rather than a wrong one */
+            return;
+        }
+    }
+    n = trace_line(w, b % w - a % w, b / w - a / w, offs, cap);
+    for (k = 0; k < n; k++) {
+        long sq = a + offs[k], c;
         Py_ssize_t j;
-        rx += 2 * dx;
-        ry += 2 * dy;
-        if (rx >= 2 * n) {
-            rx -= 2 * n;
-            x++;
-        } else if (rx < 0) {
-            rx += 2 * n;
-            x--;
-        }
-        if (ry >= 2 * n) {
-            ry -= 2 * n;
-            y++;
-        } else if (ry < 0) {
-            ry += 2 * n;
-            y--;
-        }
-        i = y * w + x;
-        if (i == a0 || i == b0 || i == last)
-            continue;
-        last = i;
-        sq = i + shift;
         if (sq < 0 || sq >= m->size)
             continue;
         c = m->codes[sq];
@@ -899,6 +869,8 @@ static void trace(const Map *m, long a, long b, int *los, int *loe, int *cover, 
                 if (m->occupied[j] == sq)
                     *blocked = 1;
     }
+    if (offs != local)
+        PyMem_Free(offs);
 }
 
 /* Grid.sight(a, b) through the memo: per pair of squares (the lower first) 0 until known, else
