@@ -651,11 +651,9 @@ done:
 /* The sight memo of the map's lines as the doors and broken objects stand (shared with _observe.c, which says
  * how it is kept): geometry.__dict__["saga_sight"][line codes] for the line codes of every square now (the bytes
  * of observe._line_codes; with no door open and nothing broken the ones of the terrain, kept as
- * geometry.saga_legal_codes), made on first use; none for maps of more than SIGHT_SQUARES squares. */
-#define SIGHT_SQUARES 1024
-#define SIGHT_TABLES 8
+ * geometry.saga_legal_codes): _line.h's sight_memo. */
 static int sight_table(Ctx *c) {
-    PyObject *key = NULL, *tables, *got;
+    PyObject *key = NULL, *got;
     int rc = -1, i;
     if (c->size > SIGHT_SQUARES || !c->geo_dict)
         return 0;
@@ -683,42 +681,12 @@ static int sight_table(Ctx *c) {
         for (i = 0; i < c->size; i++)
             PyBytes_AS_STRING(key)[i] = (char)LINE_CODE[c->kind[i]];
     }
-    tables = PyDict_GetItemWithError(c->geo_dict, S_saga_sight);
-    if (!tables) {
-        if (PyErr_Occurred() || !(tables = PyDict_New()))
-            goto done;
-        if (PyDict_SetItem(c->geo_dict, S_saga_sight, tables) < 0) {
-            Py_DECREF(tables);
-            goto done;
-        }
-        Py_DECREF(tables);
-    }
-    if (!PyDict_Check(tables)) {
-        rc = 0;
+    if (sight_memo(c->geo_dict, S_saga_sight, key, c->size, &got) < 0)
         goto done;
-    }
-    got = PyDict_GetItemWithError(tables, key);
     if (got) {
-        if (PyByteArray_CheckExact(got) && PyByteArray_GET_SIZE(got) == (Py_ssize_t)c->size * c->size) {
-            c->sight_obj = Py_NewRef(got);
-            c->sight_tab = (unsigned char *)PyByteArray_AS_STRING(got);
-        }
-        rc = 0;
-        goto done;
+        c->sight_obj = got;
+        c->sight_tab = (unsigned char *)PyByteArray_AS_STRING(got);
     }
-    if (PyErr_Occurred())
-        goto done;
-    if (PyDict_GET_SIZE(tables) >= SIGHT_TABLES)
-        PyDict_Clear(tables);
-    if (!(got = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)c->size * c->size)))
-        goto done;
-    memset(PyByteArray_AS_STRING(got), 0, (size_t)c->size * c->size);
-    if (PyDict_SetItem(tables, key, got) < 0) {
-        Py_DECREF(got);
-        goto done;
-    }
-    c->sight_obj = got;
-    c->sight_tab = (unsigned char *)PyByteArray_AS_STRING(got);
     rc = 0;
 done:
     Py_XDECREF(key);

@@ -749,22 +749,13 @@ static int record(PyObject *u, PyObject *make_profile, Rec *rc) {
     return 0;
 }
 
-/* ---- the sight memo ------------------------------------------------------------------------------------ */
-/* Grid.sight of every pair of squares depends only on what each square does to a line (the line codes of the doors
- * and broken objects as they stand), so it is memoised per map and per codes, with the map's shared geometry:
- * grid._geometry.__dict__["saga_sight"] = {codes (bytes): bytearray(size * size)}, a byte per pair (the lower
- * square first): 0 until known, else 0x80 | los | loe << 1 | cover << 2 (0 none, 1 low, 2 heavy). _legal.c keeps
- * the same memo in the same place. At most SIGHT_TABLES codes per map (the dict is emptied beyond), and none for
- * maps of more than SIGHT_SQUARES squares. */
-#define SIGHT_SQUARES 1024
-#define SIGHT_TABLES 8
-
+/* ---- the sight memo (_line.h's sight_memo) ----------------------------------------------------------------- */
 /* *out: a new reference to the memo of `codes` on grid's map, or NULL when there is none to keep */
 static int sight_table(PyObject *grid, PyObject *codes, Py_ssize_t size, PyObject **out) {
-    PyObject *geo, *d, *tables, *got;
-    int rc = -1;
+    PyObject *geo, *d;
+    int rc;
     *out = NULL;
-    if (size <= 0 || size > SIGHT_SQUARES || !PyBytes_CheckExact(codes) || PyBytes_GET_SIZE(codes) != size)
+    if (size <= 0 || size > SIGHT_SQUARES)
         return 0;
     if (!(geo = PyObject_GetAttr(grid, S__geometry)))
         return -1;
@@ -773,41 +764,7 @@ static int sight_table(PyObject *grid, PyObject *codes, Py_ssize_t size, PyObjec
         PyErr_Clear(); /* no __dict__: no memo */
         return 0;
     }
-    tables = PyDict_GetItemWithError(d, S_saga_sight);
-    if (!tables) {
-        if (PyErr_Occurred() || !(tables = PyDict_New()))
-            goto done;
-        if (PyDict_SetItem(d, S_saga_sight, tables) < 0) {
-            Py_DECREF(tables);
-            goto done;
-        }
-        Py_DECREF(tables);
-    }
-    if (!PyDict_Check(tables)) {
-        rc = 0;
-        goto done;
-    }
-    got = PyDict_GetItemWithError(tables, codes);
-    if (got) {
-        if (PyByteArray_CheckExact(got) && PyByteArray_GET_SIZE(got) == size * size)
-            *out = Py_NewRef(got);
-        rc = 0;
-        goto done;
-    }
-    if (PyErr_Occurred())
-        goto done;
-    if (PyDict_GET_SIZE(tables) >= SIGHT_TABLES)
-        PyDict_Clear(tables);
-    if (!(got = PyByteArray_FromStringAndSize(NULL, size * size)))
-        goto done;
-    memset(PyByteArray_AS_STRING(got), 0, size * size);
-    if (PyDict_SetItem(tables, codes, got) < 0) {
-        Py_DECREF(got);
-        goto done;
-    }
-    *out = got;
-    rc = 0;
-done:
+    rc = sight_memo(d, S_saga_sight, codes, size, out);
     Py_DECREF(d);
     Py_DECREF(geo);
     return rc;
