@@ -157,20 +157,37 @@ done:
 
 /* ---- path: best-first over (provocations, cost, square, parity, trail), as grid.Grid.path's heap ---- */
 typedef struct {
-    int prov, cost, sq, parity, len, off;  /* trail = trails[off .. off + len) */
+    int prov, cost, sq, parity, len, parent; /* the trail: the squares of the ancestors below the start, then sq */
 } Node;
 
 typedef struct {
     Node *nodes;
     Py_ssize_t n, cap;
-    IntVec trails;
     int *heap;
     Py_ssize_t hn, hcap;
 } Search;
 
+/* whether node a's trail is lexicographically less than node b's: walked up from the depth both reach, the
+ * shallowest square where they differ decides, else the shorter trail is less */
+static int trail_less(const Search *S, int a, int b) {
+    const Node *x = &S->nodes[a], *y = &S->nodes[b];
+    int m = x->len < y->len ? x->len : y->len, res = -1, shorter = x->len < y->len;
+    while (x->len > m)
+        x = &S->nodes[x->parent];
+    while (y->len > m)
+        y = &S->nodes[y->parent];
+    while (m > 0 && x != y) { /* (the same node: the same trail above) */
+        if (x->sq != y->sq)
+            res = x->sq < y->sq;
+        x = &S->nodes[x->parent];
+        y = &S->nodes[y->parent];
+        m--;
+    }
+    return res >= 0 ? res : shorter;
+}
+
 static int node_less(const Search *S, int a, int b) {
     const Node *x = &S->nodes[a], *y = &S->nodes[b];
-    int k, m;
     if (x->prov != y->prov)
         return x->prov < y->prov;
     if (x->cost != y->cost)
@@ -179,13 +196,7 @@ static int node_less(const Search *S, int a, int b) {
         return x->sq < y->sq;
     if (x->parity != y->parity)
         return x->parity < y->parity;
-    m = x->len < y->len ? x->len : y->len;
-    for (k = 0; k < m; k++) {
-        int p = S->trails.v[x->off + k], q = S->trails.v[y->off + k];
-        if (p != q)
-            return p < q;
-    }
-    return x->len < y->len;
+    return trail_less(S, a, b);
 }
 
 static int heap_push(Search *S, int node) {
@@ -231,10 +242,9 @@ static int heap_pop(Search *S) {
     return top;
 }
 
-static int new_node(Search *S, int prov, int cost, int sq, int parity, const Node *parent) {
+static int new_node(Search *S, int prov, int cost, int sq, int parity, int parent) {
     Node *nd;
-    int k, len = parent ? parent->len + 1 : 0;
-    Py_ssize_t off = S->trails.n, poff = parent ? parent->off : 0;
+    int len = parent >= 0 ? S->nodes[parent].len + 1 : 0;
     if (S->n == S->cap) {
         Py_ssize_t cap = S->cap ? 2 * S->cap : 64;
         Node *v = PyMem_Realloc(S->nodes, cap * sizeof(Node));
@@ -245,18 +255,13 @@ static int new_node(Search *S, int prov, int cost, int sq, int parity, const Nod
         S->nodes = v;
         S->cap = cap;
     }
-    for (k = 0; k + 1 < len; k++)  /* the parent's trail (re-read each time: the pool may move) */
-        if (vec_push(&S->trails, S->trails.v[poff + k]) < 0)
-            return -1;
-    if (parent && vec_push(&S->trails, sq) < 0)
-        return -1;
     nd = &S->nodes[S->n];
     nd->prov = prov;
     nd->cost = cost;
     nd->sq = sq;
     nd->parity = parity;
     nd->len = len;
-    nd->off = (int)off;
+    nd->parent = parent;
     return (int)S->n++;
 }
 
@@ -305,7 +310,7 @@ static PyObject *path(PyObject *self, PyObject *args) {
     {
         const int *T = (const int *)view.buf;
         const char *blk = (const char *)blocked.buf, *dng = (const char *)danger.buf;
-        int first = new_node(&S, 0, 0, s, 0, NULL);
+        int first = new_node(&S, 0, 0, s, 0, -1);
         if (first < 0 || heap_push(&S, first) < 0)
             goto done;
         while (S.hn) {
@@ -313,11 +318,12 @@ static PyObject *path(PyObject *self, PyObject *args) {
             Node nd = S.nodes[at];
             const int *row;
             if (nd.sq == g) {
+                int up = at;
                 out = PyList_New(nd.len);
                 if (!out)
                     goto done;
-                for (k = 0; k < nd.len; k++) {
-                    PyObject *v = PyLong_FromLong(S.trails.v[nd.off + k]);
+                for (k = nd.len - 1; k >= 0; k--, up = S.nodes[up].parent) {
+                    PyObject *v = PyLong_FromLong(S.nodes[up].sq);
                     if (!v) {
                         Py_CLEAR(out);
                         goto done;
@@ -347,7 +353,7 @@ static PyObject *path(PyObject *self, PyObject *args) {
                     continue;
                 if (dominated(&pairs, done[nk], leave, c))
                     continue;
-                child = new_node(&S, leave, c, j, nk & 1, &S.nodes[at]);
+                child = new_node(&S, leave, c, j, nk & 1, at);
                 if (child < 0 || heap_push(&S, child) < 0)
                     goto done;
             }
@@ -358,7 +364,6 @@ done:
     PyMem_Free(done);
     PyMem_Free(pairs.v);
     PyMem_Free(S.nodes);
-    PyMem_Free(S.trails.v);
     PyMem_Free(S.heap);
     PyBuffer_Release(&view);
     PyBuffer_Release(&blocked);
