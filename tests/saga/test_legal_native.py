@@ -187,6 +187,7 @@ def _note(counts: Counter, enc, u, got) -> None:
     counts["windows"] += "window" in g.terrain
     counts[f"metric {g.metric}"] += 1
     counts["actor down"] += u.down
+    counts["empty budget"] += not any(enc.budget.get(k, 0) > 0 for k in ("standard", "move", "swift"))
     for d in got:
         counts[d.action] += 1
 
@@ -206,7 +207,7 @@ RARE = ("prone", "aimed", "charged", "no_attacks", "grabbed", "grabbing", "pinne
         "condition track", "half speed", "helpless", "full round", "no full round", "no standard", "quick draw",
         "items", "reach 2", "weapons lost", "empty hands", "dropped under it", "downed units", "dead units",
         "open doors", "broken objects", "jammed objects", "windows", "metric alternating", "metric chebyshev",
-        "metric manhattan", "actor down")
+        "metric manhattan", "actor down", "empty budget")
 DECISIONS = ("move", "withdraw", "run", "melee_attack", "ranged_attack", "aid_attack", "suppress",
              "attack_held_object", "disarm", "full_attack", "charge", "grab", "grapple", "coup_de_grace",
              "attack_object", "fight_defensively", "total_defense", "break_grab", "draw", "holster", "manipulate",

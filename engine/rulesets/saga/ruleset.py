@@ -225,6 +225,9 @@ class SagaRuleset(Ruleset):
     # ---- legality -------------------------------------------------------------------------------------------
     def legal_actions(self, enc: Encounter, a: Unit) -> list[Decision]:
         """Every decision a may take now, END first: `legal_actions_py`, through its C mirror when built."""
+        b = enc.budget
+        if not (b.get("standard", 0) > 0 or b.get("move", 0) > 0 or b.get("swift", 0) > 0):
+            return [END]  # every action costs one of them (as legal_actions_py finds, more slowly)
         if _legal is not None:
             got = _legal.legal(enc, a)
             if got is not None:
