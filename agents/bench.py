@@ -63,32 +63,23 @@ def engine_rate(seconds: float = 3.0, seed: int = 0, split: bool = False) -> dic
         b = Battle(enc0.clone(), rs, SeededDice(seed + battles))
         b.start()
         battles += 1
-        if split:
-            while not b.over:
-                enc = b.enc
-                actor = enc.actor
-                t1 = clock()
-                legal = b.legal()
-                t2 = clock()
-                codec.mask(legal, enc, actor)
-                t3 = clock()
-                obs_enc.encode(enc, actor, out)
-                t4 = clock()
-                b.step(legal[rng.randrange(len(legal))])
+        while not b.over:
+            enc = b.enc
+            actor = enc.actor
+            t1 = clock() if split else 0.0
+            legal = b.legal()
+            t2 = clock() if split else 0.0
+            codec.mask(legal, enc, actor)
+            t3 = clock() if split else 0.0
+            obs_enc.encode(enc, actor, out)
+            t4 = clock() if split else 0.0
+            b.step(legal[rng.randrange(len(legal))])
+            if split:
                 parts[0] += t2 - t1
                 parts[1] += t3 - t2
                 parts[2] += t4 - t3
                 parts[3] += clock() - t4
-                n += 1
-        else:
-            while not b.over:
-                enc = b.enc
-                actor = enc.actor
-                legal = b.legal()
-                codec.mask(legal, enc, actor)
-                obs_enc.encode(enc, actor, out)
-                b.step(legal[rng.randrange(len(legal))])
-                n += 1
+            n += 1
         if clock() - t0 >= seconds:
             break
     dt, cpu = clock() - t0, time.process_time() - c0

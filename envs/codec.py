@@ -112,11 +112,15 @@ class ActionCodec:
     def indices(self, legal: list[Decision], enc: Encounter, actor: Unit) -> list[int | None]:
         """The index of each legal decision, in `legal`'s order; None where this layout cannot express it (a
         run beyond the square window)."""
-        R = self.radius
         if _native is not None:
-            return _native.action_indices(legal, self._table, enc.units, actor.side, actor.pos[0] - R,
-                                          actor.pos[1] - R, self.side, END_TURN, None)
+            return self._indices_c(legal, enc, actor, None)
         return self._indices_py(legal, enc, actor)
+
+    def _indices_c(self, legal: list[Decision], enc: Encounter, actor: Unit, mask: np.ndarray | None):
+        """`indices` in C; with a mask, sets it True at each index instead (and returns None)."""
+        R = self.radius
+        return _native.action_indices(legal, self._table, enc.units, actor.side, actor.pos[0] - R, actor.pos[1] - R,
+                                      self.side, END_TURN, mask)
 
     def _indices_py(self, legal: list[Decision], enc: Encounter, actor: Unit) -> list[int | None]:
         """`indices` in Python (the C module's oracle)."""
@@ -148,9 +152,7 @@ class ActionCodec:
         """Boolean mask over the action space: True exactly at the encodable legal decisions."""
         m = np.zeros(self.n, dtype=bool)
         if _native is not None:
-            R = self.radius
-            _native.action_indices(legal, self._table, enc.units, actor.side, actor.pos[0] - R, actor.pos[1] - R,
-                                   self.side, END_TURN, m)
+            self._indices_c(legal, enc, actor, m)
         else:
             m[[i for i in self._indices_py(legal, enc, actor) if i is not None]] = True
         return m

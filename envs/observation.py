@@ -50,7 +50,6 @@ class ObservationEncoder:
         self.side = 2 * radius + 1
         self.size = self.n_global + self.n_rows * self.unit_width + len(PLANES) * self.side * self.side
         self._plane_at = {"wall": 0, "window": 0, "heavy_cover": 2, "low_cover": 1, "difficult": 3, "door": 4}
-        self._stencils: dict[tuple[str, int], np.ndarray] = {}
         self._spec = (max_per_side, float(max(1, map_w)), float(max(1, map_h)), self.unit_width, BASE_UNIT, radius,
                       len(ruleset.phases), tuple(self.slot_names), ruleset.economy.slots)
 
@@ -167,20 +166,6 @@ class ObservationEncoder:
                 per_map.clear()
             per_map[key] = got
         return got
-
-    def _stencil(self, metric: str, reach: int) -> np.ndarray:
-        """(2r+1)^2 plane of the squares within `reach` of its centre (centre excluded), for a metric."""
-        key = (metric, reach)
-        st = self._stencils.get(key)
-        if st is None:
-            g = np.mgrid[-reach:reach + 1, -reach:reach + 1]
-            dx, dy = np.abs(g[1]), np.abs(g[0])
-            hi, lo = np.maximum(dx, dy), np.minimum(dx, dy)
-            dist = {"alternating": hi + lo // 2, "chebyshev": hi, "manhattan": dx + dy}[metric]
-            st = (dist <= reach).astype(np.float32)
-            st[reach, reach] = 0.0
-            self._stencils[key] = st
-        return st
 
     def _terrain_planes(self, grid) -> np.ndarray:
         """All planes for the whole map padded by the window radius: terrain planes set, off map = 1 in the

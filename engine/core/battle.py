@@ -179,8 +179,5 @@ class Battle:
                     first = u.side
                 elif u.side != first:
                     return []
-        alive = enc.active_sides()
-        if len(alive) <= 1:
-            enc.winner = next(iter(alive)) if alive else "draw"
-            return [Event("victory", None, winner=enc.winner, round=enc.round)]
-        return []
+        enc.winner = "draw" if first is None else first
+        return [Event("victory", None, winner=enc.winner, round=enc.round)]

@@ -162,8 +162,8 @@ static PyObject *uget(PyObject *u, int slot) {
     return PyObject_GetAttr(u, *SLOT_NAME[slot]);
 }
 
-static int uget_long(PyObject *u, int slot, long *out) {
-    PyObject *v = uget(u, slot);
+/* as_long of a new reference v (NULL: an error already set), releasing it */
+static int take_long(PyObject *v, long *out) {
     int rc;
     if (!v)
         return -1;
@@ -171,6 +171,8 @@ static int uget_long(PyObject *u, int slot, long *out) {
     Py_DECREF(v);
     return rc;
 }
+
+static int uget_long(PyObject *u, int slot, long *out) { return take_long(uget(u, slot), out); }
 
 static int uget_true(PyObject *u, int slot, int *out) {
     PyObject *v = uget(u, slot);
@@ -181,15 +183,7 @@ static int uget_true(PyObject *u, int slot, int *out) {
     return *out < 0 ? -1 : 0;
 }
 
-static int attr_long(PyObject *o, PyObject *name, long *out) {
-    PyObject *v = PyObject_GetAttr(o, name);
-    int rc;
-    if (!v)
-        return -1;
-    rc = as_long(v, out);
-    Py_DECREF(v);
-    return rc;
-}
+static int attr_long(PyObject *o, PyObject *name, long *out) { return take_long(PyObject_GetAttr(o, name), out); }
 
 /* a list of ints (hands, lost) into v[0..*n) */
 static int int_list(PyObject *lst, long *v, int *n) {

@@ -120,7 +120,6 @@ def _threat(g, a: Unit, ra: _Record, t: Unit, rt: _Record, occ: set[int]) -> tup
     return best
 
 
-
 def unit_features(u: Unit) -> list[float]:
     return list(_record(u).features)
 
@@ -197,8 +196,7 @@ def _profile(stats: dict) -> tuple:
 def _line_codes(g) -> bytes:
     """Per square, what it does to a line through it (`Grid.sight`'s codes: 4 blocks sight and effect, 3 effect
     only, 2 / 1 heavy / low cover) as the doors and broken objects stand now; cached per map and door state."""
-    ob, br = g.open_doors, g.broken
-    key = (frozenset(ob), frozenset(br)) if ob or br else None
+    key = g._door_key()
     per_map = g._geometry.__dict__.setdefault("saga_line_codes", {})
     got = per_map.get(key)
     if got is None:
@@ -207,14 +205,3 @@ def _line_codes(g) -> bytes:
         got = per_map[key] = bytes([_LINE_CODES.get(g.kind(i), 0) for i in range(g.width * g.height)])
     return got
 
-
-def threat_pairs(enc: Encounter, actor: Unit, units: list[Unit]) -> list[tuple[float, float, float, float]]:
-    """For each unit u: threat_estimate(actor, u) + threat_estimate(u, actor), sharing the work."""
-    g = enc.grid
-    occ = {g.index(*u.pos) for u in enc.units if u.active}
-    ra = _record(actor)
-    out = []
-    for u in units:
-        ru = _record(u)
-        out.append(_threat(g, actor, ra, u, ru, occ) + _threat(g, u, ru, actor, ra, occ))
-    return out

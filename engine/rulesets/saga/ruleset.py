@@ -225,9 +225,8 @@ class SagaRuleset(Ruleset):
     # ---- legality -------------------------------------------------------------------------------------------
     def legal_actions(self, enc: Encounter, a: Unit) -> list[Decision]:
         """Every decision a may take now, END first: `legal_actions_py`, through its C mirror when built."""
-        b = enc.budget
-        if not (b.get("standard", 0) > 0 or b.get("move", 0) > 0 or b.get("swift", 0) > 0):
-            return [END]  # every action costs one of them (as legal_actions_py finds, more slowly)
+        if not any(v > 0 for v in enc.budget.values()):
+            return [END]  # every action costs part of the budget (as legal_actions_py finds, more slowly)
         if _legal is not None:
             got = _legal.legal(enc, a)
             if got is not None:
@@ -1036,13 +1035,11 @@ class SagaRuleset(Ruleset):
         struck: set[int] = set()
         threats = self._threats(enc, a)
         g = enc.grid
-        if path and (safe or not threats):  # nothing can provoke: straight to the end
-            a.pos = path[-1]
-            path_left = ()
+        if safe or not threats:  # nothing can provoke: straight to the end
+            if path:
+                a.pos = path[-1]
         else:
-            path_left = path
-        for sq in path_left:
-            if not safe:
+            for sq in path:
                 for eid in threats.get(g.index(*a.pos), ()):
                     if eid in struck:
                         continue
@@ -1050,9 +1047,9 @@ class SagaRuleset(Ruleset):
                     ev += self._aoo(enc, enc.units[eid], a, dice, react, "moving out of a threatened square")
                     if not a.active:
                         break
-            if not a.active:
-                break
-            a.pos = sq
+                if not a.active:
+                    break
+                a.pos = sq
         if a.state["grabbing"] is not None and a.pos != start:
             other = enc.units[a.state["grabbing"]]
             if g.distance(a.pos, other.pos) > 1:
@@ -1594,10 +1591,6 @@ class SagaRuleset(Ruleset):
         """For each unit u: (unit_features(u), threat_estimate(actor, u) + threat_estimate(u, actor) when u is an
         active unit of another side, else None), sharing the work."""
         return O.observation_parts(enc, actor, units)
-
-    def threat_pairs(self, enc: Encounter, actor: Unit, units: list[Unit]) -> list[tuple[float, float, float, float]]:
-        """For each unit u: threat_estimate(actor, u) + threat_estimate(u, actor), sharing the work."""
-        return O.threat_pairs(enc, actor, units)
 
     def option_label(self, d: Decision, enc: Encounter) -> str:
         a = enc.actor
