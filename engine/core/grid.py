@@ -17,6 +17,7 @@ try:  # the movement searches in C (engine/core/_native.c), built by `pip instal
     from . import _native
 except ImportError:  # pragma: no cover - only without a C compiler
     _native = None
+NATIVE_PATH = _native is not None  # Grid.path_masks can be used
 
 TERRAINS = ("floor", "wall", "low_cover", "heavy_cover", "difficult", "door", "open_door", "window")
 DEFAULT_LEGEND = {"#": "wall", ".": "floor", "c": "low_cover", "C": "heavy_cover", "~": "difficult",
@@ -314,10 +315,8 @@ class Grid:
         after `start`, or None when goal cannot be reached.
         """
         danger = danger or {}
-        s, g = self.index(*start), self.index(*goal)
         if _native is not None:
-            geo = self._geometry
-            size = geo.size
+            size = self._geometry.size
             blocked, flags = bytearray(size), bytearray(size)
             for j in no_pass:
                 if 0 <= j < size:
@@ -325,13 +324,20 @@ class Grid:
             for j, v in danger.items():
                 if v and 0 <= j < size:
                     flags[j] = 1
-            got = _native.path(geo.flat_transitions(self, self._door_key()), s, g, budget, blocked,
-                               flags, self.width, self.metric == "alternating")
-            if got is None:
-                return None
-            xys = geo.xys
-            return [xys[k] for k in got]
-        return self._path_py(s, g, budget, set(no_pass), danger)
+            return self.path_masks(start, goal, budget, blocked, flags)
+        return self._path_py(self.index(*start), self.index(*goal), budget, set(no_pass), danger)
+
+    def path_masks(self, start: tuple[int, int], goal: tuple[int, int], budget: int, blocked: bytes,
+                   danger: bytes) -> list[tuple[int, int]] | None:
+        """`path` with the squares not to enter and the dangerous ones given as one byte per square (non-zero:
+        blocked / dangerous), as a C helper makes them; in C only (`NATIVE_PATH`)."""
+        geo = self._geometry
+        got = _native.path(geo.flat_transitions(self, self._door_key()), self.index(*start), self.index(*goal),
+                           budget, blocked, danger, self.width, self.metric == "alternating")
+        if got is None:
+            return None
+        xys = geo.xys
+        return [xys[k] for k in got]
 
     def _path_py(self, s: int, g: int, budget: int, blocked: set[int], danger: dict[int, int]
                  ) -> list[tuple[int, int]] | None:

@@ -304,3 +304,25 @@ def test_the_sight_memo_follows_the_doors_per_map_and_state():
     twin.grid.open_doors.clear()
     check(twin)
     assert "saga_sight" in g._geometry.__dict__ and len(g._geometry.saga_sight) >= 2
+
+
+def test_move_masks_match_the_python_threat_map_and_enemy_squares():
+    """`_legal.move_masks` (what a move or a run reads instead of building `_threats`) flags exactly the squares of
+    `_threats` and of `_enemy_squares`, for every unit of random and perturbed states."""
+    seen_threat = seen_none = 0
+    for seed in range(2):
+        rng = random.Random(seed)
+        for enc in _states(seed, 600):
+            for e in (enc, _perturbed(enc, rng)):
+                size = e.grid.width * e.grid.height
+                for u in e.units:
+                    got = R._legal.move_masks(e, u)
+                    assert got is not None
+                    blocked, danger, any_danger = got
+                    threats = RS._threats(e, u)
+                    assert {j for j in range(size) if danger[j]} == {j for j, v in threats.items() if v}
+                    assert {j for j in range(size) if blocked[j]} == set(RS._enemy_squares(e, u))
+                    assert any_danger == bool(threats)
+                    seen_threat += bool(threats)
+                    seen_none += not threats
+    assert seen_threat > 500 and seen_none > 500

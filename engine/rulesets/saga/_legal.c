@@ -717,10 +717,11 @@ static int patch_kinds(Ctx *c, PyObject *set, int broken) {
     return rc;
 }
 
-static int read_map(Ctx *c) {
+/* the map's size and distance metric; scratch for the squares' kinds, occupants, enemy and ally squares */
+static int read_size(Ctx *c) {
     long w, h;
-    PyObject *metric = NULL, *ob = NULL, *br = NULL;
-    int rc = 0;
+    PyObject *metric;
+    int rc;
     if ((rc = attr_long(c->g, S_width, &w)) || (rc = attr_long(c->g, S_height, &h)))
         return rc;
     if (w <= 0 || h <= 0 || w * h > (1L << 24))
@@ -735,10 +736,6 @@ static int read_map(Ctx *c) {
     Py_DECREF(metric);
     if (PyErr_Occurred())
         return -1;
-    TRY(static_map(c, &c->map));
-    c->nb = (const int *)PyBytes_AS_STRING(c->map);
-    c->terrain = (const unsigned char *)(c->nb + (size_t)c->size * 2 * NB_STRIDE);
-    /* one block: kinds, occupants, enemy and ally squares */
     c->occ = scratch(c, (size_t)c->size * (sizeof(int) + 3));
     if (!c->occ) {
         PyErr_NoMemory();
@@ -747,8 +744,18 @@ static int read_map(Ctx *c) {
     c->kind = (unsigned char *)(c->occ + c->size);
     c->enemy_sq = c->kind + c->size;
     c->ally_sq = c->enemy_sq + c->size;
-    memcpy(c->kind, c->terrain, c->size);
     memset(c->enemy_sq, 0, 2 * (size_t)c->size);
+    return 0;
+}
+
+static int read_map(Ctx *c) {
+    PyObject *ob = NULL, *br = NULL;
+    int rc = 0;
+    TRY(read_size(c));
+    TRY(static_map(c, &c->map));
+    c->nb = (const int *)PyBytes_AS_STRING(c->map);
+    c->terrain = (const unsigned char *)(c->nb + (size_t)c->size * 2 * NB_STRIDE);
+    memcpy(c->kind, c->terrain, c->size);
     if (!(ob = PyObject_GetAttr(c->g, S_open_doors)) || !(br = PyObject_GetAttr(c->g, S_broken))) {
         rc = -1;
         goto done;
@@ -1583,11 +1590,102 @@ done:
 }
 
 /* legal(enc, actor) -> [Decision] | None: SagaRuleset.legal_actions_py, its sections in its order */
+/* what a call's context owns, released */
+static void clear_ctx(Ctx *c) {
+    int k;
+    release(c, c->buf);
+    release(c, c->treach);
+    release(c, c->occ);
+    if (c->recs)
+        for (k = 0; k < c->n; k++) {
+            Py_XDECREF(c->recs[k].side);
+            Py_XDECREF(c->recs[k].state);
+            Py_XDECREF(c->recs[k].stats);
+        }
+    release(c, c->recs);
+    for (k = 0; k < N_Q; k++)
+        Py_XDECREF(c->qlist[k]);
+    Py_XDECREF(c->decs);
+    Py_XDECREF(c->g);
+    Py_XDECREF(c->units);
+    Py_XDECREF(c->a_side);
+    Py_XDECREF(c->a_stats);
+    Py_XDECREF(c->a_state);
+    Py_XDECREF(c->a_id);
+    Py_XDECREF(c->extra);
+    Py_XDECREF(c->map);
+    Py_XDECREF(c->sight_obj);
+    Py_XDECREF(c->geo_dict);
+}
+
+/* move_masks(enc, a): SagaRuleset._enemy_squares and the squares of SagaRuleset._threats for a walk of a */
+static PyObject *move_masks(PyObject *self, PyObject *args) {
+    PyObject *enc, *a, *blocked = NULL, *flags = NULL, *out = NULL;
+    long long arena[ARENA / sizeof(long long)];
+    int rc = 0, k, any = 0, *sq = NULL;
+    Ctx c;
+    if (!PyArg_ParseTuple(args, "OO", &enc, &a))
+        return NULL;
+    memset(&c, 0, sizeof(c));
+    c.arena = (char *)arena;
+    c.enc = enc;
+    c.a = a;
+    if (!(c.a_side = uget(a, U_SIDE)) || !(c.units = PyObject_GetAttr(enc, S_units))
+        || !(c.g = PyObject_GetAttr(enc, S_grid))) {
+        rc = -1;
+        goto done;
+    }
+    TRY(read_size(&c));
+    TRY(read_units(&c));
+    if (!(blocked = PyBytes_FromStringAndSize((const char *)c.enemy_sq, c.size))
+        || !(flags = PyBytes_FromStringAndSize(NULL, c.size))) {
+        rc = -1;
+        goto done;
+    }
+    {
+        unsigned char *f = (unsigned char *)PyBytes_AS_STRING(flags);
+        memset(f, 0, c.size);
+        for (k = 0; k < c.n; k++) {
+            const Rec *e = &c.recs[k];
+            long reach;
+            int t, m, j;
+            if (e->same || e->down)
+                continue;
+            TRY(threatens(e, &t));
+            if (!t)
+                continue;
+            TRY(item_long(e->stats, S_reach, &reach));
+            if (reach < 0 || reach > 8)
+                TRY(FALLBACK);
+            if (!sq && !(sq = scratch(&c, (size_t)17 * 17 * sizeof(int)))) {
+                PyErr_NoMemory();
+                rc = -1;
+                goto done;
+            }
+            m = within(&c, e->x, e->y, (int)reach, sq);
+            for (j = 0; j < m; j++)
+                f[sq[j]] = 1;
+            any |= m > 0;
+        }
+    }
+    out = Py_BuildValue("OOO", blocked, flags, any ? Py_True : Py_False);
+done:
+    release(&c, sq);
+    clear_ctx(&c);
+    Py_XDECREF(blocked);
+    Py_XDECREF(flags);
+    if (rc > 0) {
+        Py_XDECREF(out);
+        Py_RETURN_NONE;
+    }
+    return rc < 0 ? NULL : out;
+}
+
 static PyObject *legal(PyObject *self, PyObject *args) {
     PyObject *enc, *a;
     long long arena[ARENA / sizeof(long long)]; /* (aligned) */
     Ctx c;
-    int rc, k;
+    int rc;
     if (!PyArg_ParseTuple(args, "OO", &enc, &a))
         return NULL;
     if (!CONST[C_END]) {
@@ -1622,29 +1720,7 @@ static PyObject *legal(PyObject *self, PyObject *args) {
         if (!rc && c.sw)
             rc = add_swift(&c);
     }
-    release(&c, c.buf);
-    release(&c, c.treach);
-    release(&c, c.occ);
-    if (c.recs)
-        for (k = 0; k < c.n; k++) {
-            Py_XDECREF(c.recs[k].side);
-            Py_XDECREF(c.recs[k].state);
-            Py_XDECREF(c.recs[k].stats);
-        }
-    release(&c, c.recs);
-    for (k = 0; k < N_Q; k++)
-        Py_XDECREF(c.qlist[k]);
-    Py_XDECREF(c.decs);
-    Py_XDECREF(c.g);
-    Py_XDECREF(c.units);
-    Py_XDECREF(c.a_side);
-    Py_XDECREF(c.a_stats);
-    Py_XDECREF(c.a_state);
-    Py_XDECREF(c.a_id);
-    Py_XDECREF(c.extra);
-    Py_XDECREF(c.map);
-    Py_XDECREF(c.sight_obj);
-    Py_XDECREF(c.geo_dict);
+    clear_ctx(&c);
     if (rc) {
         Py_XDECREF(c.out);
         if (rc < 0)
@@ -1689,6 +1765,9 @@ static PyObject *setup(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
+    {"move_masks", move_masks, METH_VARARGS,
+     "move_masks(enc, actor) -> (blocked, threatened, any threatened) | None: bytes per square of the enemies "
+     "(SagaRuleset._enemy_squares) and of the squares where leaving provokes (SagaRuleset._threats)"},
     {"legal", legal, METH_VARARGS,
      "legal(enc, actor) -> [Decision] | None: SagaRuleset.legal_actions_py in C (None: let Python decide)"},
     {"setup", setup, METH_VARARGS,

@@ -11,7 +11,7 @@ from engine.core.decision import END, Decision
 from engine.core.dice import Dice
 from engine.core.economy import Economy
 from engine.core.events import Event
-from engine.core.grid import DIRECTIONS
+from engine.core.grid import DIRECTIONS, NATIVE_PATH
 from engine.core.ruleset import Estimate, React, Ruleset, load_catalogue
 from engine.core.state import Encounter
 from engine.core.units import Unit
@@ -996,6 +996,11 @@ class SagaRuleset(Ruleset):
     # movement --------------------------------------------------------------------------------------
     def _r_move(self, enc, a, d, dice, react):
         g = enc.grid
+        masks = _legal.move_masks(enc, a) if _legal is not None and NATIVE_PATH else None
+        if masks is not None:
+            blocked, danger, _ = masks
+            path = g.path_masks(a.pos, d.square, C.speed(a), blocked, danger)
+            return self._walk(enc, a, path, dice, react, how="moves", danger=danger)
         path = g.path(a.pos, d.square, C.speed(a), self._enemy_squares(enc, a),
                       self._threats(enc, a))
         return self._walk(enc, a, path, dice, react, how="moves")
@@ -1026,15 +1031,23 @@ class SagaRuleset(Ruleset):
         dy = (d.square[1] > a.pos[1]) - (d.square[1] < a.pos[1])
         steps = max(abs(d.square[0] - a.pos[0]), abs(d.square[1] - a.pos[1]))
         path = enc.grid.ray(a.pos, (dx, dy), steps)
-        return self._walk(enc, a, path, dice, react, how="runs")
+        masks = _legal.move_masks(enc, a) if _legal is not None else None
+        return self._walk(enc, a, path, dice, react, how="runs", danger=None if masks is None else masks[1])
 
-    def _walk(self, enc, a, path, dice, react, how: str, safe: bool = False) -> list[Event]:
-        """Move along path square by square; leaving a threatened square provokes (unless `safe`)."""
+    def _walk(self, enc, a, path, dice, react, how: str, safe: bool = False, danger: bytes | None = None
+              ) -> list[Event]:
+        """Move along path square by square; leaving a threatened square provokes (unless `safe`).
+
+        `danger`, when given, flags the squares of `_threats` (one byte per square, from `_legal.move_masks`): a
+        walk that leaves none of them goes straight to its end without building the threat map."""
         ev: list[Event] = []
         start = a.pos
         struck: set[int] = set()
-        threats = self._threats(enc, a)
         g = enc.grid
+        if danger is not None and not safe:
+            w = g.width
+            safe = not danger[start[1] * w + start[0]] and not any(danger[y * w + x] for x, y in path[:-1])
+        threats = {} if safe else self._threats(enc, a)
         if safe or not threats:  # nothing can provoke: straight to the end
             if path:
                 a.pos = path[-1]
