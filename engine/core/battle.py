@@ -79,24 +79,28 @@ class Battle:
     def step(self, decision: Decision) -> list[Event]:
         """Apply one decision of the acting unit; raises IllegalAction (state unchanged) if not legal."""
         enc, rs = self.enc, self.ruleset
-        if enc.over:
+        if enc.winner is not None:
             raise IllegalAction(f"the battle is over ({enc.winner} won)" if enc.winner != "draw"
                                 else "the battle is over (a draw)")
-        actor = enc.actor
-        if not self.is_legal(decision):
-            raise IllegalAction(rs.why_illegal(enc, actor, decision))
+        if decision not in (self._legal if self._legal_version == enc.version else self.legal()):
+            raise IllegalAction(rs.why_illegal(enc, enc.actor, decision))
+        actor = enc.units[enc.order[enc.turn]]  # there is one: something is legal
         enc.version += 1
-        if decision == END:
+        if decision is END or decision == END:
             return self._end_turn()
-        if self.phase in rs.simultaneous:
+        if rs.simultaneous and rs.phases[enc.phase_index] in rs.simultaneous:
             events = self._commit(actor, decision)
         else:
             events = rs.apply(enc, actor, decision, self.dice, self.react)
         events += self._check_victory()
-        if enc.over:
+        if enc.winner is not None:
             return events
-        if not rs.can_act(enc, actor) or self.legal() == [END]:
+        if not rs.can_act(enc, actor):
             events += self._end_turn()
+        else:
+            legal = self.legal()
+            if len(legal) == 1 and legal[0] == END:
+                events += self._end_turn()
         return events
 
     def play(self, decisions: Iterable[Decision]) -> list[Event]:
