@@ -159,9 +159,12 @@ class NullEnv:
 
 
 def _null_vec_env(venv):
-    """A DummyVecEnv of do-nothing envs with the same count and spaces as `venv`."""
-    from stable_baselines3.common.vec_env import DummyVecEnv
-    return DummyVecEnv([lambda: NullEnv.make(venv)] * venv.num_envs)
+    """Do-nothing envs with the same count and spaces as `venv`, in the trainer's in-process vec env
+    (agents.train.make_vec_env with train.workers 1: MaskedDummyVecEnv under VecMonitor)."""
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from agents.vec_env import MaskedDummyVecEnv
+    return VecMonitor(MaskedDummyVecEnv([lambda: NullEnv.make(venv)] * venv.num_envs))
 
 
 def _timed_learn(model, seconds: float, cfg) -> dict[str, Any]:

@@ -142,16 +142,16 @@ def env_kwargs(cfg: TrainConfig) -> dict[str, Any]:
 
 
 def make_vec_env(cfg: TrainConfig, league: League | None = None):
-    """`train.n_envs` TacticsEnvs in a DummyVecEnv, or a ShardedVecEnv over `train.workers` processes
+    """`train.n_envs` TacticsEnvs in a MaskedDummyVecEnv, or a ShardedVecEnv over `train.workers` processes
     (VecMonitor on top), seeded from `train.seed`.
 
     Each env gets a MixedOpponent over `league` (a fresh one without snapshots if not given; worker
     processes hold copies, kept in step by the league callback through `sync_opponent`); the league is also
     reachable as `venv.league`.
     """
-    from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+    from stable_baselines3.common.vec_env import VecMonitor
 
-    from .vec_env import ShardedVecEnv
+    from .vec_env import MaskedDummyVecEnv, ShardedVecEnv
 
     from envs.tactics_env import TacticsEnv
 
@@ -165,7 +165,7 @@ def make_vec_env(cfg: TrainConfig, league: League | None = None):
         return make
 
     fns = [factory(i) for i in range(cfg.train.n_envs)]
-    venv = VecMonitor(ShardedVecEnv(fns, cfg.train.workers) if cfg.train.workers > 1 else DummyVecEnv(fns))
+    venv = VecMonitor(ShardedVecEnv(fns, cfg.train.workers) if cfg.train.workers > 1 else MaskedDummyVecEnv(fns))
     venv.seed(seed)
     venv.league = league
     return venv
@@ -190,17 +190,19 @@ def torch_setup(cfg: TrainConfig) -> None:
 
 
 def build_model(cfg: TrainConfig, venv, tensorboard_log: str | None = None):
-    """A fresh MaskablePPO for the config's hyperparameters on `venv` (CPU)."""
+    """A fresh MaskablePPO for the config's hyperparameters on `venv` (CPU): a FastMaskablePPO
+    (agents/fast_ppo.py), the same algorithm with less overhead, saved as a plain MaskablePPO."""
     import torch
-    from sb3_contrib import MaskablePPO
+
+    from .fast_ppo import FastMaskablePPO
 
     p = cfg.ppo
     torch_setup(cfg)
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
-    return MaskablePPO("MlpPolicy", venv, **ppo_hparams(cfg), seed=cfg.train.seed, device="cpu", verbose=0,
-                       tensorboard_log=tensorboard_log,
-                       policy_kwargs={"net_arch": dict(pi=list(p.net_arch), vf=list(p.net_arch)),
-                                      "activation_fn": act})
+    return FastMaskablePPO("MlpPolicy", venv, **ppo_hparams(cfg), seed=cfg.train.seed, device="cpu", verbose=0,
+                           tensorboard_log=tensorboard_log,
+                           policy_kwargs={"net_arch": dict(pi=list(p.net_arch), vf=list(p.net_arch)),
+                                          "activation_fn": act})
 
 
 def init_weights(cfg: TrainConfig, model, path: str | Path) -> None:
@@ -322,10 +324,10 @@ def warm_start(cfg: TrainConfig, model, say=print) -> dict[str, float]:
 def run(cfg: TrainConfig | None = None, run_dir: Path | None = None, resume: Path | None = None,
         root: Path = RUNS, console=None) -> dict[str, Any]:
     """Train (or resume) one run; returns {"run_dir", "model", "steps", "interrupted", "eval"}."""
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 
     from .callbacks import make_callbacks
+    from .fast_ppo import FastMaskablePPO
 
     say = console.print if console is not None else print
     if resume is not None:
@@ -346,7 +348,7 @@ def run(cfg: TrainConfig | None = None, run_dir: Path | None = None, resume: Pat
     if ckpt is not None:
         torch_setup(cfg)
         # config.yaml is the source of truth: hyperparameters edited there apply from here on
-        model = MaskablePPO.load(str(ckpt), env=venv, device="cpu", custom_objects=ppo_hparams(cfg))
+        model = FastMaskablePPO.load(str(ckpt), env=venv, device="cpu", custom_objects=ppo_hparams(cfg))
         say(f"resuming {run_dir} from {ckpt.name} at step {model.num_timesteps}")
     else:
         model = build_model(cfg, venv)

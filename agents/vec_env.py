@@ -6,6 +6,10 @@ own work; a Tactician env step is not (the heuristic opponent alone costs ~0.5-1
 `workers` processes (one per core) each run a DummyVecEnv over their share of the envs, and the learner's
 process only gathers the results. Everything else behaves as a DummyVecEnv: seeds, auto-reset with
 `terminal_observation`, `env_method` (MaskablePPO's `action_masks`), `get_attr` / `set_attr`.
+
+Both vec envs here (ShardedVecEnv, and MaskedDummyVecEnv for the envs in the learner's process) also collect
+every env's action mask after each step and reset into one array, `stacked_action_masks()`, which the trainer
+reads instead of calling `action_masks` on each env at each step (agents/fast_ppo.py `vec_action_masks`).
 """
 from __future__ import annotations
 
@@ -18,7 +22,59 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv
-from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper, VecEnv, VecEnvIndices
+from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper, VecEnv, VecEnvIndices, VecEnvStepReturn
+
+
+class MaskedDummyVecEnv(DummyVecEnv):
+    """A DummyVecEnv that keeps the action masks of its envs in one (n_envs x n) bool array, refreshed after
+    every step (after the auto-reset of an env whose episode ended) and every reset.
+
+    Also cheaper than DummyVecEnv where nothing depends on it: the infos it returns are shallow copies of the
+    envs' info dicts (DummyVecEnv deep-copies them, masks and terminal observations included), and the
+    observations one copy of the stacked array."""
+
+    def __init__(self, env_fns: list[Callable[[], gym.Env]]):
+        super().__init__(env_fns)
+        self._mask_fns: list[Callable[[], np.ndarray]] | None = None
+        self._masks: np.ndarray | None = None
+        if isinstance(self.action_space, gym.spaces.Discrete):
+            try:
+                self._mask_fns = [env.get_wrapper_attr("action_masks") for env in self.envs]
+            except AttributeError:
+                pass
+            else:
+                self._masks = np.ones((self.num_envs, int(self.action_space.n)), dtype=bool)
+        self._box = list(self.buf_obs) == [None]
+
+    def stacked_action_masks(self) -> np.ndarray | None:
+        """Every env's `action_masks()` as of the last step or reset (a copy), or None if the envs have none."""
+        return None if self._masks is None else self._masks.copy()
+
+    def step_wait(self) -> VecEnvStepReturn:
+        fns, masks = self._mask_fns, self._masks
+        for i, env in enumerate(self.envs):
+            obs, self.buf_rews[i], terminated, truncated, info = env.step(self.actions[i])
+            done = self.buf_dones[i] = terminated or truncated
+            info["TimeLimit.truncated"] = truncated and not terminated
+            if done:
+                info["terminal_observation"] = obs
+                obs, self.reset_infos[i] = env.reset()
+            self.buf_infos[i] = info
+            self._save_obs(i, obs)
+            if fns is not None:
+                masks[i] = fns[i]()
+        return (self._obs_from_buf(), np.copy(self.buf_rews), np.copy(self.buf_dones),
+                [dict(info) for info in self.buf_infos])
+
+    def reset(self):
+        obs = super().reset()
+        if self._mask_fns is not None:
+            for i, fn in enumerate(self._mask_fns):
+                self._masks[i] = fn()
+        return obs
+
+    def _obs_from_buf(self):
+        return self.buf_obs[None].copy() if self._box else super()._obs_from_buf()
 
 
 class _Failure:
@@ -31,7 +87,7 @@ class _Failure:
 def _worker(remote, parent_remote, fns_wrapper: CloudpickleWrapper) -> None:
     parent_remote.close()
     try:
-        venv = DummyVecEnv(fns_wrapper.var)
+        venv = MaskedDummyVecEnv(fns_wrapper.var)
     except Exception:  # noqa: BLE001 - reported to the learner's process, which raises it
         remote.recv()
         remote.send(_Failure(traceback.format_exc()))
@@ -44,11 +100,11 @@ def _worker(remote, parent_remote, fns_wrapper: CloudpickleWrapper) -> None:
         try:
             if cmd == "step":
                 obs, rews, dones, infos = venv.step(data)
-                remote.send((obs, rews, dones, infos, venv.reset_infos))
+                remote.send((obs, rews, dones, infos, venv.reset_infos, venv.stacked_action_masks()))
             elif cmd == "reset":
                 venv._seeds, venv._options = list(data[0]), list(data[1])
                 obs = venv.reset()
-                remote.send((obs, venv.reset_infos))
+                remote.send((obs, venv.reset_infos, venv.stacked_action_masks()))
             elif cmd == "env_method":
                 name, args, kwargs, idx = data
                 remote.send(venv.env_method(name, *args, indices=idx, **kwargs))
@@ -91,6 +147,7 @@ class ShardedVecEnv(VecEnv):
             self.remotes.append(remote)
             self.processes.append(p)
         self.waiting = self.closed = False
+        self._masks: np.ndarray | None = None
         try:
             self.remotes[0].send(("spaces", None))
             obs_space, act_space = self._gather([self.remotes[0]])[0]
@@ -125,13 +182,23 @@ class ShardedVecEnv(VecEnv):
         dones = np.concatenate([r[2] for r in results])
         infos = [info for r in results for info in r[3]]
         self.reset_infos = [info for r in results for info in r[4]]
+        self._keep_masks([r[5] for r in results])
         return obs, rews, dones, infos
+
+    def _keep_masks(self, parts: list[np.ndarray | None]) -> None:
+        self._masks = None if any(p is None for p in parts) else np.concatenate(parts)
+
+    def stacked_action_masks(self) -> np.ndarray | None:
+        """Every env's `action_masks()` as of the last step or reset (sent with the step's results), or None
+        if the envs have none."""
+        return None if self._masks is None else self._masks.copy()
 
     def reset(self):
         for remote, shard in zip(self.remotes, self.shards):
             remote.send(("reset", ([self._seeds[i] for i in shard], [self._options[i] for i in shard])))
         results = self._gather(self.remotes)
         self.reset_infos = [info for r in results for info in r[1]]
+        self._keep_masks([r[2] for r in results])
         self._reset_seeds()
         self._reset_options()
         return np.concatenate([r[0] for r in results])

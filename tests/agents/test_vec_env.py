@@ -1,10 +1,10 @@
-"""ShardedVecEnv plays exactly as a DummyVecEnv over the same envs: observations, rewards, dones, infos,
-masks and per-env access, across episode ends."""
+"""ShardedVecEnv and MaskedDummyVecEnv play exactly as a DummyVecEnv over the same envs: observations, rewards,
+dones, infos, masks (also as the one array they collect while stepping) and per-env access, across episode ends."""
 import numpy as np
 import pytest
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from agents.vec_env import ShardedVecEnv
+from agents.vec_env import MaskedDummyVecEnv, ShardedVecEnv
 from envs import TacticsEnv
 
 
@@ -13,9 +13,13 @@ def _fns(n):
             for i in range(n)]
 
 
-@pytest.mark.parametrize("workers", [1, 2, 3])
+def _make(kind, n):
+    return MaskedDummyVecEnv(_fns(n)) if kind == "masked" else ShardedVecEnv(_fns(n), workers=kind)
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3, "masked"])
 def test_sharded_steps_as_dummy(workers):
-    dummy, sharded = DummyVecEnv(_fns(5)), ShardedVecEnv(_fns(5), workers=workers)
+    dummy, sharded = DummyVecEnv(_fns(5)), _make(workers, 5)
     try:
         assert sharded.num_envs == 5 and sharded.action_space == dummy.action_space
         dummy.seed(7)
@@ -23,9 +27,11 @@ def test_sharded_steps_as_dummy(workers):
         np.testing.assert_array_equal(sharded.reset(), dummy.reset())
         rng = np.random.default_rng(0)
         ended = 0
+        kept = []  # what each step returned, to check later steps leave it alone (no shared buffers)
         for _ in range(120):
             masks = np.stack(dummy.env_method("action_masks"))
             np.testing.assert_array_equal(np.stack(sharded.env_method("action_masks")), masks)
+            np.testing.assert_array_equal(sharded.stacked_action_masks(), masks)
             actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
             o1, r1, d1, i1 = dummy.step(actions)
             o2, r2, d2, i2 = sharded.step(actions)
@@ -34,10 +40,13 @@ def test_sharded_steps_as_dummy(workers):
             np.testing.assert_array_equal(d2, d1)
             for a, b in zip(i1, i2):
                 assert a.keys() == b.keys()
+                np.testing.assert_array_equal(a["action_mask"], b["action_mask"])
                 if "terminal_observation" in a:
                     np.testing.assert_array_equal(a["terminal_observation"], b["terminal_observation"])
             ended += int(d1.sum())
+            kept.append((o2, o2.copy(), i2[0]["action_mask"], i2[0]["action_mask"].copy()))
         assert ended > 5  # episodes ended and auto-reset in both
+        assert all(np.array_equal(a, b) and np.array_equal(c, d) for a, b, c, d in kept)
         assert sharded.get_attr("side", indices=[4, 0]) == dummy.get_attr("side", indices=[4, 0])
         sharded.set_attr("round_limit", 3, indices=[1])
         assert sharded.get_attr("round_limit") == [e.round_limit if i != 1 else 3 for i, e in enumerate(dummy.envs)]

@@ -1,0 +1,201 @@
+"""FastMaskablePPO learns what sb3-contrib's MaskablePPO learns: the same masked distribution, the same
+minibatches, the same update, legal actions only, and models saved as plain MaskablePPO zips."""
+from __future__ import annotations
+
+import zipfile
+
+import numpy as np
+import pytest
+import torch
+from gymnasium import spaces
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+from sb3_contrib.common.maskable.distributions import MaskableCategorical
+
+from agents.fast_ppo import (FastMaskablePPO, FastMaskableRolloutBuffer, masked_log_prob_entropy, masked_sample,
+                             vec_action_masks)
+from agents.vec_env import MaskedDummyVecEnv
+from envs import TacticsEnv
+
+
+def _random_case(rng, rows=64, n=300, scale=5.0):
+    logits = torch.as_tensor(rng.normal(0, scale, (rows, n)), dtype=torch.float32)
+    masks = torch.as_tensor(rng.random((rows, n)) < rng.uniform(0.005, 0.3, (rows, 1)))
+    masks[np.arange(rows), rng.integers(0, n, rows)] = True  # at least one legal action a row
+    masks[0] = False
+    masks[0, 7] = True  # a row with a single legal action
+    actions = torch.as_tensor([rng.choice(np.flatnonzero(m)) for m in masks.numpy()])
+    return logits, masks, actions
+
+
+def test_log_prob_and_entropy_equal_sb3_contrib_with_their_gradients():
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        logits, masks, actions = _random_case(rng)
+        a = logits.clone().requires_grad_(True)
+        b = logits.clone().requires_grad_(True)
+        lp, ent = masked_log_prob_entropy(a, masks, actions)
+        ref = MaskableCategorical(logits=b, masks=masks)
+        lp_ref, ent_ref = ref.log_prob(actions), ref.entropy()
+        torch.testing.assert_close(lp, lp_ref, rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(ent, ent_ref, rtol=1e-5, atol=1e-5)
+        assert ent[0].item() == pytest.approx(0.0, abs=1e-6) and lp[0].item() == pytest.approx(0.0, abs=1e-6)
+        w = torch.as_tensor(rng.normal(size=len(actions)), dtype=torch.float32)
+        ((lp * w).sum() + 0.3 * (ent * w).sum()).backward()
+        ((lp_ref * w).sum() + 0.3 * (ent_ref * w).sum()).backward()
+        torch.testing.assert_close(a.grad, b.grad, rtol=1e-4, atol=1e-5)
+        assert (a.grad[~masks] == 0).all()  # masked actions get no gradient
+
+
+def test_sampling_draws_legal_actions_with_the_masked_probabilities():
+    torch.manual_seed(0)
+    rng = np.random.default_rng(1)
+    logits, masks, _ = _random_case(rng, rows=8, n=50, scale=1.0)
+    draws = 20_000  # a row
+    counts = np.zeros(logits.shape, dtype=np.int64)
+    for _ in range(draws // 500):
+        rows = torch.arange(8).repeat(500)
+        actions, lp = masked_sample(logits[rows], masks[rows])
+        assert masks[rows, actions].all(), "a masked action was sampled"
+        ref = MaskableCategorical(logits=logits[rows], masks=masks[rows]).log_prob(actions)
+        torch.testing.assert_close(lp, ref, rtol=1e-5, atol=1e-5)
+        np.add.at(counts, (rows.numpy(), actions.numpy()), 1)
+    probs = MaskableCategorical(logits=logits, masks=masks).probs.numpy()
+    expected = probs * draws
+    # within 5 standard deviations of a binomial everywhere, and the masked ones never
+    sd = np.sqrt(expected * (1 - probs)) + 1e-9
+    assert (np.abs(counts - expected) <= 5 * sd + 1).all()
+    assert counts[~masks.numpy()].sum() == 0
+    assert counts[0, 7] == draws  # the single legal action of row 0
+
+
+def test_sampling_never_runs_past_the_last_legal_action(monkeypatch):
+    # u * total rounding up to the total must still give an action of non-zero probability
+    logits = torch.zeros(1, 6)
+    masks = torch.tensor([[False, True, False, True, False, False]])
+    monkeypatch.setattr(torch, "rand", lambda *a, **k: torch.full((1, 1), 1.0))  # the extreme draw
+    actions, lp = masked_sample(logits, masks)
+    assert actions.tolist() == [3]
+    assert lp.item() == pytest.approx(np.log(0.5))
+
+
+def _obs_space():
+    return spaces.Box(-1, 1, (5,), dtype=np.float32)
+
+
+def test_rollout_buffer_gives_sb3s_minibatches():
+    steps, n_envs, n = 8, 3, 7
+    kw = dict(observation_space=_obs_space(), action_space=spaces.Discrete(n), device="cpu", gamma=0.9,
+              gae_lambda=0.8, n_envs=n_envs)
+    ours, ref = FastMaskableRolloutBuffer(steps, **kw), MaskableRolloutBuffer(steps, **kw)
+    for _ in range(2):  # twice: the second fill reuses our arrays
+        ours.reset()
+        ref.reset()
+        rng = np.random.default_rng(3)
+        for _ in range(steps):
+            obs = rng.normal(size=(n_envs, 5)).astype(np.float32)
+            masks = rng.random((n_envs, n)) < 0.5
+            args = (obs, rng.integers(0, n, (n_envs, 1)), rng.normal(size=n_envs).astype(np.float32),
+                    rng.random(n_envs) < 0.2, torch.as_tensor(rng.normal(size=(n_envs, 1)), dtype=torch.float32),
+                    torch.as_tensor(rng.normal(size=n_envs), dtype=torch.float32))
+            ours.add(*args, action_masks=masks)
+            ref.add(*args, action_masks=masks)
+        last, dones = torch.as_tensor(rng.normal(size=(n_envs, 1)), dtype=torch.float32), rng.random(n_envs) < 0.5
+        ours.compute_returns_and_advantage(last, dones)
+        ref.compute_returns_and_advantage(last, dones)
+        np.random.seed(11)
+        got = list(ours.get(5))
+        np.random.seed(11)
+        want = list(ref.get(5))
+        assert len(got) == len(want) == 5
+        for g, w in zip(got, want):
+            for name in g._fields:
+                a, b = getattr(g, name), getattr(w, name)
+                assert torch.equal(a.float(), b.float()), name
+            assert g.action_masks.dtype == torch.bool
+
+
+def _tiny_env(n_envs=4):
+    return MaskedDummyVecEnv([lambda: TacticsEnv(opponent="random", generator={"sizes": (1, 2), "width": 8,
+                                                                                "height": 8})] * n_envs)
+
+
+def test_collected_masks_are_the_envs_and_every_action_taken_is_legal():
+    venv = _tiny_env()
+    model = FastMaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=64, seed=0, policy_kwargs={"net_arch": [16]})
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Check(BaseCallback):
+        checked = 0
+
+        def _on_step(self):
+            # the vec env's collected masks are each env's own, after auto-resets too
+            assert np.array_equal(vec_action_masks(self.training_env), np.stack(self.training_env.env_method("action_masks")))
+            Check.checked += 1
+            return True
+
+    model.learn(64 * venv.num_envs, callback=Check())  # one rollout, then one update
+    buf = model.rollout_buffer
+    taken = buf.actions[:, 0].astype(int)  # flattened by the update
+    assert buf.action_masks[np.arange(len(taken)), taken].all()
+    assert buf.episode_starts[1:].sum() > 0  # episodes ended (and the envs reset) during the rollout
+    assert Check.checked == 64
+
+
+def _same_start(seed=0):
+    """A MaskablePPO and a FastMaskablePPO with the same weights and optimizer, and one filled buffer."""
+    venv = _tiny_env()
+    kw = dict(n_steps=32, batch_size=32, n_epochs=3, seed=seed, ent_coef=0.01, clip_range=0.2,
+              policy_kwargs={"net_arch": [32, 32]}, device="cpu")
+    ref, fast = MaskablePPO("MlpPolicy", venv, **kw), FastMaskablePPO("MlpPolicy", venv, **kw)
+    fast.policy.load_state_dict(ref.policy.state_dict())
+    _, callback = fast._setup_learn(32 * venv.num_envs)
+    assert fast.collect_rollouts(venv, callback, fast.rollout_buffer, 32)
+    ref.set_logger(fast.logger)
+    b, r = fast.rollout_buffer, ref.rollout_buffer
+    r.reset()
+    for k in range(32):
+        r.add(b.observations[k].copy(), b.actions[k].copy(), b.rewards[k].copy(), b.episode_starts[k].copy(),
+              torch.as_tensor(b.values[k]), torch.as_tensor(b.log_probs[k]),
+              action_masks=b.action_masks[k].astype(np.float32))
+    r.advantages[:], r.returns[:] = b.advantages, b.returns
+    return ref, fast
+
+
+def test_one_update_moves_the_weights_as_maskable_ppo_does():
+    ref, fast = _same_start()
+    before = {k: v.clone() for k, v in ref.policy.state_dict().items()}
+    np.random.seed(5)
+    ref.train()
+    np.random.seed(5)
+    fast.train()
+    moved = 0.0
+    for (k, a), b in zip(fast.policy.state_dict().items(), ref.policy.state_dict().values()):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=2e-6, msg=k)
+        moved = max(moved, (b - before[k]).abs().max().item())
+    assert moved > 1e-4  # the update did something
+    for key in ("train/entropy_loss", "train/policy_gradient_loss", "train/value_loss", "train/clip_fraction"):
+        assert key in fast.logger.name_to_value
+
+
+def test_saved_model_is_a_plain_maskable_ppo_zip(tmp_path):
+    venv = _tiny_env(2)
+    model = FastMaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=16, seed=0, policy_kwargs={"net_arch": [16]})
+    model.learn(32)
+    path = tmp_path / "m.zip"
+    model.save(path)
+    with zipfile.ZipFile(path) as z:
+        data = z.read("data").decode()
+    assert "fast_ppo" not in data and "agents" not in data  # no class of ours is needed to load it
+    plain = MaskablePPO.load(path, device="cpu")
+    again = FastMaskablePPO.load(path, env=venv, device="cpu")
+    obs = venv.reset()
+    masks = vec_action_masks(venv)
+    for m in (plain, again):
+        a, _ = m.predict(obs, action_masks=masks, deterministic=True)
+        b, _ = model.predict(obs, action_masks=masks, deterministic=True)
+        assert np.array_equal(a, b)
+    assert isinstance(again.rollout_buffer, FastMaskableRolloutBuffer)
+    assert again.policy.optimizer.param_groups[0]["fused"]
+    again.learn(32, reset_num_timesteps=False)  # and it trains on: one more rollout of 2 x 16 steps
+    assert again.num_timesteps == 64
