@@ -23,9 +23,10 @@ Ties are broken by a tiny seeded jitter, so the policy is deterministic given it
 from __future__ import annotations
 
 import importlib
+import itertools
 import math
 import random
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from engine.core.decision import END, Decision
 from engine.core.policy import Policy
@@ -105,6 +106,7 @@ class HeuristicPolicy(Policy):
     """Scores every legal decision with the ruleset's estimates and tactics; plays the best one."""
 
     name = "heuristic"
+    native = True  # square values through the tactics' C kernel where there is one (False: the Python reference)
 
     def __init__(self, seed: int | None = 0):
         self._seed = seed
@@ -143,14 +145,19 @@ class HeuristicPolicy(Policy):
         legal = battle.legal()
         if len(legal) == 1:
             return [(legal[0], 0.0)]
-        t = _Turn(battle, tactics_for(battle.ruleset), prune, self._memo)
+        t = _Turn(battle, tactics_for(battle.ruleset), prune, self._memo, self.native)
         jitter = self._rng.random
         score = t.score
         out = []
+        moves = t.move_scores() if t.k is not None else None
         for d, kind in zip(legal, t.kinds):
             j = jitter()  # one draw per legal decision, scored or not, so rank() and choose() stay in step
             if kind is not None:
-                out.append((d, score(d, kind) + 1e-6 * j))
+                if moves is not None and (kind == "move" or kind == "withdraw" or kind == "run"):
+                    out.append((d, next(moves[d.action]) + 1e-6 * j))
+                else:
+                    out.append((d, score(d, kind) + 1e-6 * j))
+        t.k = None  # the kernel refers back to the turn
         return out
 
 
@@ -159,7 +166,7 @@ class _Turn:
 
     lattice = 3  # choose() looks at every lattice-th square in x and y, plus the key squares
 
-    def __init__(self, battle: "Battle", tac, prune: bool = False, memo: dict | None = None):
+    def __init__(self, battle: "Battle", tac, prune: bool = False, memo: dict | None = None, native: bool = False):
         self.b, self.tac, self.rs = battle, tac, battle.ruleset
         self.v = tac.view(battle.enc, battle.enc.actor)
         self.enc: "Encounter" = battle.enc
@@ -197,6 +204,8 @@ class _Turn:
         # and y, plus the key squares)
         self.kinds: list[str | None] = []
         self.moves: list[Decision] = []
+        # the squares of the moves, withdrawals and runs by action, for the kernel
+        self._squares: dict[str, tuple[str, list]] = {}
         keep, step, kind_of = self.keep, self.lattice, tac.kind
         for d in battle.legal():
             sq = d.square
@@ -205,8 +214,18 @@ class _Turn:
                 continue
             k = kind_of(d)
             self.kinds.append(k)
-            if k == "move" or k == "withdraw":
-                self.moves.append(d)
+            if k == "move" or k == "withdraw" or k == "run":
+                if k != "run":
+                    self.moves.append(d)
+                got = self._squares.get(d.action)
+                if got is None:
+                    got = self._squares[d.action] = (k, [])
+                got[1].append(sq)
+        # the view's C kernel for square values (not for a fleeing unit)
+        self.k = None
+        if native and not self.fleeing and self._provoked is not None and hasattr(self.v, "kernel"):
+            self.k = self.v.kernel(self, self._pos, self._offense, self._targets,
+                                   (THREAT_WEIGHT, NEXT_TURN_SHARE, APPROACH, CLOSE_IN))
 
     # -- targets --
     def _target_weights(self) -> dict[int, float]:
@@ -250,6 +269,8 @@ class _Turn:
         key = (pos, aimed)
         got = self._offense.get(key)
         if got is None:
+            if self.k is not None:
+                return self.k.best_attack(pos, aimed)
             best = 0.0
             targets = self._targets
             for t, est, cost in self.v.offense(pos, aimed):
@@ -266,6 +287,8 @@ class _Turn:
         got = self._pos.get(pos)
         if got is not None:
             return got
+        if self.k is not None:
+            return self.k.pos_value(pos)
         v = self.v
         threat = v.threat(pos)
         if self.fleeing:
@@ -303,12 +326,34 @@ class _Turn:
             got = cache[d.action] = self.v.provoked(d)
         return got
 
+    def move_scores(self) -> dict[str, "Iterator[float]"]:
+        """Per action, the `score`s of the moves, withdrawals and runs of that action, in their order, through
+        the C kernel (what a decision provokes and the budget it leaves depend on its action only)."""
+        out = {}
+        for act, (kind, sq) in self._squares.items():
+            d = Decision(act, square=sq[0])
+            if kind == "run":
+                if self.can_strike():
+                    out[act] = itertools.repeat(self.pos_value(self.a.pos) - 5.0)
+                else:
+                    out[act] = iter(self.k.move_scores(sq, -self.provoked(d) - RUN_COST, False))
+            else:
+                base = -self.provoked(d) - MOVE_COST
+                out[act] = iter(self.k.move_scores(sq, base, self.can_attack_after(d)))
+        return out
+
     def best_reposition(self) -> float:
         """Best square reachable by a move after acting here (or staying), provocations included."""
         if self._best_reposition is None:
             here = self.a.pos
             best = self.pos_value(here)
-            if self.moves:
+            if self.moves and self.k is not None:
+                cost = self.provoked(Decision("move", square=here))
+                for act, (kind, sq) in self._squares.items():
+                    if kind != "run":
+                        c = MOVE_COST + (0.0 if act == "withdraw" else cost)
+                        best = max(best, max(self.k.move_scores(sq, -c, False)))  # pos_value(sq) - c
+            elif self.moves:
                 cost = self.provoked(Decision("move", square=here))
                 for d in self.moves:
                     c = MOVE_COST + (0.0 if d.action == "withdraw" else cost)

@@ -28,6 +28,11 @@ from engine.core.units import Unit
 
 from . import combat as C
 
+try:  # the heuristic's square values in C (`_tactics.c`); without it the heuristic's Python methods do the work
+    from . import _tactics as _native
+except ImportError:  # pragma: no cover - built by the install where there is a C compiler
+    _native = None
+
 KINDS = {"end_turn": "end", "melee_attack": "attack", "ranged_attack": "attack", "full_attack": "full_attack",
          "charge": "charge", "move": "move", "withdraw": "withdraw", "run": "run", "aim": "aim"}
 # Never worth a turn for this policy (or only by accident): scored below ending the turn.
@@ -59,6 +64,8 @@ class SagaTactics:
         self._counter = itertools.count()
         self._keys: dict = {}
         self._fields: dict = {}  # walking-distance fields to the enemies, by map and enemy squares
+        self._first: dict = {}  # attacker token -> (first melee weapon, first ranged weapon)
+        self._danger: dict = {}  # (attacker token, target token) -> `_View.danger`
 
     def token(self, key) -> int:
         """A small int standing for a (large, hashable) key, so per-square caches hash cheaply."""
@@ -70,6 +77,8 @@ class SagaTactics:
                 self._threat.clear()
                 self._offense.clear()
                 self._by_pair.clear()
+                self._first.clear()
+                self._danger.clear()
             got = self._tokens[key] = next(self._counter)  # never reused, even after a clear
         return got
 
@@ -204,25 +213,40 @@ class _View:
     def __init__(self, tac: SagaTactics, enc: Encounter, a: Unit):
         self.tac, self.rs, self.enc, self.a, self.g = tac, tac.rs, enc, a, enc.grid
         g = self.g
-        live = [u for u in enc.units if u.active]
-        self.att = {u.id: tac.token(_attacker_sig(u)) for u in live}
-        self.tgt = {u.id: tac.token(_target_sig(u)) for u in live}
+        token, firsts = tac.token, tac._first
+        self.att, self.tgt, self.first = att, tgt, first = {}, {}, {}
+        occupied = {}
+        w = g.width
+        me = None
+        for u in enc.units:
+            if not u.active:
+                continue
+            uid = u.id
+            t = att[uid] = token(_attacker_sig(u))
+            sig = _target_sig(u)
+            tgt[uid] = token(sig)
+            got = firsts.get(t)  # the first weapons depend on the hands, the losses and the stat block
+            if got is None:
+                got = firsts[t] = (C.first_of(u, "melee"), C.first_of(u, "ranged"))
+            first[uid] = got
+            if uid != a.id:
+                occupied[u.pos[1] * w + u.pos[0]] = uid
+            else:
+                me = sig[:3] + sig[4:]  # expected damage does not depend on hp
         self.enemies = enc.enemies(a)
-        self.world = tac.token((frozenset(g.open_doors), frozenset(g.broken)))
-        self.occupied = {g.index(*u.pos): u.id for u in live if u.id != a.id}
+        self.world = token((frozenset(g.open_doors), frozenset(g.broken)))
+        self.occupied = occupied
         self._table = tac.sight_table(g)
-        self.first = {u.id: (C.first_of(u, "melee"), C.first_of(u, "ranged")) for u in live}
         rs = self.rs
         attackers = [e for e in self.enemies if rs.can_act(enc, e) and e.state["pinned_by"] is None
                      and not e.state["no_attacks"]]
-        me = tac.token(_target_sig(a)[:3] + _target_sig(a)[4:])  # expected damage does not depend on hp
+        me = token(me if me is not None else _target_sig(a)[:3] + _target_sig(a)[4:])
         # per enemy: its threat on the actor by square (for its square and the doors as they are) and by
         # the sight line between them (whatever the squares)
         self._threat_fields = [(e, _field(tac._threat, (self.att[e.id], e.pos, me, self.world)),
                                 _field(tac._by_pair, ("threat", self.att[e.id], me)), g.index(*e.pos))
                                for e in attackers]
         mine = self.att[a.id]
-        w = g.width
         self._offense_fields = [(e, _field(tac._offense, (mine, self.tgt[e.id], e.pos, self.world)),
                                  e.pos[1] * w + e.pos[0], _field(tac._by_pair, ("strike", mine, self.tgt[e.id])))
                                 for e in self.enemies]
@@ -251,6 +275,14 @@ class _View:
         return self.tac.token((a.id, self.world, tuple(
             (u.id, self.att[u.id], self.tgt[u.id], u.pos if u.id != a.id else None)
             for u in self.enc.units if u.active)))
+
+    def kernel(self, turn, pos_memo: dict, offense_memo: dict, targets: dict, weights: tuple):
+        """The heuristic's square values for this view in C (`_tactics.Kernel`: `pos_value`, `best_attack`,
+        `move_scores`, for a unit that is not fleeing), over the turn's memos and target constants and this
+        view's caches; None without the C module."""
+        if _native is None:
+            return None
+        return _native.Kernel(turn, self, pos_memo, offense_memo, targets, *weights)
 
     def key_squares(self) -> set[tuple[int, int]]:
         """Squares worth a look beyond a coarse lattice: next to cover, within reach of an enemy, next to
@@ -494,6 +526,12 @@ class _View:
         got = self._danger.get(e.id)
         if got is None:
             a = self.a
+            # it depends on e's weapons and attack and on a's reflex defense: on their unit signatures
+            key = (self.att.get(e.id), self.tgt.get(a.id))
+            got = self.tac._danger.get(key) if key[0] is not None and key[1] is not None else None
+            if got is not None:
+                self._danger[e.id] = got
+                return got
             got = 0.0
             for n in C.usable_weapons(e):
                 w = C.weapon(e, n)
@@ -502,6 +540,8 @@ class _View:
             if len(self.rs._full_attack_plan(e)[0]) >= 2:
                 got *= 1.3
             self._danger[e.id] = got
+            if key[0] is not None and key[1] is not None:
+                self.tac._danger[key] = got
         return got
 
     # ---- everything else -----------------------------------------------------------------------------------

@@ -1,0 +1,888 @@
+/* The heuristic policy's square values over the Saga tactics, in C: `_Turn.pos_value` / `_Turn.best_attack`
+ * (engine/policies/heuristic.py) with `_View.threat` / `offense` / `reach_value` / `approach` (tactics.py) inlined,
+ * for a unit that is not fleeing. The same arithmetic in the same order of operations, so the doubles are
+ * identical; the Python methods are the reference and the fallback (the tests run both on random battles).
+ *
+ * It reads and fills the very caches the Python path uses (the turn's square memos, the view's threat memo, the
+ * per-pair fields and sight-line tables of the tactics), and calls back into Python for what those lack: a sight
+ * line (`_View._sight`), a strike or a threat for a new sight line (`_View._strike`, `_View._threat_of`), an attack
+ * estimate, an AoO cost, a target's constants (`_Turn._target`), the approach field and the reach list. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "_line.h"
+
+/* Products and sums stay separate roundings, as in Python: no fused multiply-add. */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+#define LINE_CAP 4096
+
+static PyObject *S__threat, *S__threat_fields, *S__offense_fields, *S__table, *S__armed, *S_occupied, *S_g,
+    *S_width, *S_height, *S_metric, *S__aoo, *S_a, *S_first, *S_id, *S_stats, *S_speed, *S_reach, *S_pos,
+    *S__sight, *S__strike, *S__threat_of, *S_estimate, *S_aoo_cost, *S__target, *S_approach, *S__approach,
+    *S_reach_value, *S__melee, *S_expected_damage, *S_kill_chance, *S_alternating, *S_chebyshev, *S__geometry,
+    *S_line, *S__threats;
+
+typedef struct {
+    PyObject *unit, *id, *field, *by_pair; /* owned */
+    int ei, x, y;
+} Foe;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *turn, *view, *pos_memo, *off_memo, *targets, *threat_memo, *table, *aoo, *actor, *melee_n;
+    PyObject *approach, *melee_list; /* lazily: the view's approach field and (enemy, estimate) reach list */
+    PyObject *threats;                /* lazily: the view's squares where enemies take attacks of opportunity */
+    Foe *threat, *offense;
+    int n_threat, n_offense, armed, limit, w, h, metric;
+    double threat_weight, next_turn_share, approach_pull, close_in;
+    unsigned char *occupied;
+} Kernel;
+
+static int dist(const Kernel *k, int ax, int ay, int bx, int by) {
+    int dx = abs(ax - bx), dy = abs(ay - by);
+    int hi = dx > dy ? dx : dy, lo = dx > dy ? dy : dx;
+    if (k->metric == 0)
+        return hi + lo / 2;
+    if (k->metric == 1)
+        return hi;
+    return dx + dy;
+}
+
+/* pos (x, y) as C ints; -1 with an exception when it is no such tuple */
+static int xy(PyObject *pos, int *x, int *y) {
+    long a, b;
+    if (!PyTuple_Check(pos) || PyTuple_GET_SIZE(pos) != 2) {
+        PyErr_SetString(PyExc_TypeError, "a square is an (x, y) tuple");
+        return -1;
+    }
+    a = PyLong_AsLong(PyTuple_GET_ITEM(pos, 0));
+    b = PyLong_AsLong(PyTuple_GET_ITEM(pos, 1));
+    if ((a == -1 || b == -1) && PyErr_Occurred())
+        return -1;
+    *x = (int)a;
+    *y = (int)b;
+    return 0;
+}
+
+static double as_double(PyObject *o, int *err) {
+    double v = PyFloat_AsDouble(o);
+    if (v == -1.0 && PyErr_Occurred())
+        *err = 1;
+    return v;
+}
+
+static void clear_foes(Foe *f, int n) {
+    int k;
+    if (!f)
+        return;
+    for (k = 0; k < n; k++) {
+        Py_XDECREF(f[k].unit);
+        Py_XDECREF(f[k].id);
+        Py_XDECREF(f[k].field);
+        Py_XDECREF(f[k].by_pair);
+    }
+    PyMem_Free(f);
+}
+
+/* foes from the view's field lists: threat entries are (e, field, by_pair, ei), offense ones (e, field, ei, by_pair) */
+static Foe *read_foes(PyObject *list, int offense, int *n) {
+    Py_ssize_t k, cnt;
+    Foe *out;
+    if (!PyList_Check(list)) {
+        PyErr_SetString(PyExc_TypeError, "field lists are lists");
+        return NULL;
+    }
+    cnt = PyList_GET_SIZE(list);
+    out = PyMem_Calloc(cnt ? cnt : 1, sizeof(Foe));
+    if (!out) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    *n = 0;
+    for (k = 0; k < cnt; k++) {
+        PyObject *t = PyList_GET_ITEM(list, k), *pos;
+        Foe *f = &out[k];
+        long ei;
+        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 4) {
+            PyErr_SetString(PyExc_TypeError, "a field entry is a 4-tuple");
+            goto fail;
+        }
+        f->unit = Py_NewRef(PyTuple_GET_ITEM(t, 0));
+        f->field = Py_NewRef(PyTuple_GET_ITEM(t, 1));
+        f->by_pair = Py_NewRef(PyTuple_GET_ITEM(t, offense ? 3 : 2));
+        *n = (int)k + 1;
+        ei = PyLong_AsLong(PyTuple_GET_ITEM(t, offense ? 2 : 3));
+        if (ei == -1 && PyErr_Occurred())
+            goto fail;
+        f->ei = (int)ei;
+        if (!PyDict_Check(f->field) || !PyDict_Check(f->by_pair)) {
+            PyErr_SetString(PyExc_TypeError, "fields are dicts");
+            goto fail;
+        }
+        if (!(f->id = PyObject_GetAttr(f->unit, S_id)))
+            goto fail;
+        if (!(pos = PyObject_GetAttr(f->unit, S_pos)))
+            goto fail;
+        if (xy(pos, &f->x, &f->y) < 0) {
+            Py_DECREF(pos);
+            goto fail;
+        }
+        Py_DECREF(pos);
+    }
+    return out;
+fail:
+    clear_foes(out, *n);
+    return NULL;
+}
+
+static int Kernel_traverse(Kernel *k, visitproc visit, void *arg) {
+    int n;
+    Py_VISIT(k->turn);
+    Py_VISIT(k->view);
+    Py_VISIT(k->pos_memo);
+    Py_VISIT(k->off_memo);
+    Py_VISIT(k->targets);
+    Py_VISIT(k->threat_memo);
+    Py_VISIT(k->table);
+    Py_VISIT(k->aoo);
+    Py_VISIT(k->actor);
+    Py_VISIT(k->melee_n);
+    Py_VISIT(k->approach);
+    Py_VISIT(k->melee_list);
+    Py_VISIT(k->threats);
+    for (n = 0; k->threat && n < k->n_threat; n++) {
+        Py_VISIT(k->threat[n].unit);
+        Py_VISIT(k->threat[n].field);
+        Py_VISIT(k->threat[n].by_pair);
+    }
+    for (n = 0; k->offense && n < k->n_offense; n++) {
+        Py_VISIT(k->offense[n].unit);
+        Py_VISIT(k->offense[n].field);
+        Py_VISIT(k->offense[n].by_pair);
+    }
+    return 0;
+}
+
+static int Kernel_clear(Kernel *k) {
+    Py_CLEAR(k->turn);
+    Py_CLEAR(k->view);
+    Py_CLEAR(k->pos_memo);
+    Py_CLEAR(k->off_memo);
+    Py_CLEAR(k->targets);
+    Py_CLEAR(k->threat_memo);
+    Py_CLEAR(k->table);
+    Py_CLEAR(k->aoo);
+    Py_CLEAR(k->actor);
+    Py_CLEAR(k->melee_n);
+    Py_CLEAR(k->approach);
+    Py_CLEAR(k->melee_list);
+    Py_CLEAR(k->threats);
+    clear_foes(k->threat, k->n_threat);
+    clear_foes(k->offense, k->n_offense);
+    k->threat = k->offense = NULL;
+    k->n_threat = k->n_offense = 0;
+    return 0;
+}
+
+static void Kernel_dealloc(Kernel *k) {
+    PyObject_GC_UnTrack(k);
+    Kernel_clear(k);
+    PyMem_Free(k->occupied);
+    Py_TYPE(k)->tp_free((PyObject *)k);
+}
+
+static PyObject *get_int(PyObject *o, PyObject *name, long *out) {
+    PyObject *v = PyObject_GetAttr(o, name);
+    if (!v)
+        return NULL;
+    *out = PyLong_AsLong(v);
+    Py_DECREF(v);
+    if (*out == -1 && PyErr_Occurred())
+        return NULL;
+    return Py_None;
+}
+
+static PyObject *Kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    PyObject *turn, *view, *pos_memo, *off_memo, *targets, *g = NULL, *metric = NULL, *tmp = NULL, *first = NULL;
+    PyObject *stats = NULL, *key, *val;
+    double tw, nts, ap, ci;
+    long w, h, speed, reach;
+    Py_ssize_t p = 0;
+    Kernel *k;
+    if (!PyArg_ParseTuple(args, "OOO!O!O!dddd", &turn, &view, &PyDict_Type, &pos_memo, &PyDict_Type, &off_memo,
+                          &PyDict_Type, &targets, &tw, &nts, &ap, &ci))
+        return NULL;
+    if (!(k = (Kernel *)type->tp_alloc(type, 0)))
+        return NULL;
+    k->turn = Py_NewRef(turn);
+    k->view = Py_NewRef(view);
+    k->pos_memo = Py_NewRef(pos_memo);
+    k->off_memo = Py_NewRef(off_memo);
+    k->targets = Py_NewRef(targets);
+    k->threat_weight = tw;
+    k->next_turn_share = nts;
+    k->approach_pull = ap;
+    k->close_in = ci;
+    if (!(k->threat_memo = PyObject_GetAttr(view, S__threat)) || !(k->table = PyObject_GetAttr(view, S__table)) ||
+        !(k->aoo = PyObject_GetAttr(view, S__aoo)) || !(k->actor = PyObject_GetAttr(view, S_a)))
+        goto fail;
+    if (!PyDict_Check(k->threat_memo) || !PyDict_Check(k->table) || !PyDict_Check(k->aoo)) {
+        PyErr_SetString(PyExc_TypeError, "the view's caches are dicts");
+        goto fail;
+    }
+    if (!(tmp = PyObject_GetAttr(view, S__threat_fields)) || !(k->threat = read_foes(tmp, 0, &k->n_threat)))
+        goto fail;
+    Py_CLEAR(tmp);
+    if (!(tmp = PyObject_GetAttr(view, S__offense_fields)) || !(k->offense = read_foes(tmp, 1, &k->n_offense)))
+        goto fail;
+    Py_CLEAR(tmp);
+    if (!(tmp = PyObject_GetAttr(view, S__armed)))
+        goto fail;
+    if ((k->armed = PyObject_IsTrue(tmp)) < 0)
+        goto fail;
+    Py_CLEAR(tmp);
+    if (!(g = PyObject_GetAttr(view, S_g)) || !get_int(g, S_width, &w) || !get_int(g, S_height, &h) ||
+        !(metric = PyObject_GetAttr(g, S_metric)))
+        goto fail;
+    k->w = (int)w;
+    k->h = (int)h;
+    k->metric = PyUnicode_Check(metric) && PyUnicode_Compare(metric, S_alternating) == 0   ? 0
+                : PyUnicode_Check(metric) && PyUnicode_Compare(metric, S_chebyshev) == 0 ? 1
+                                                                                          : 2;
+    if (w <= 0 || h <= 0 || !(k->occupied = PyMem_Calloc((size_t)(w * h), 1))) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "an empty map");
+        goto fail;
+    }
+    if (!(tmp = PyObject_GetAttr(view, S_occupied)))
+        goto fail;
+    if (!PyDict_Check(tmp)) {
+        PyErr_SetString(PyExc_TypeError, "occupied is a dict");
+        goto fail;
+    }
+    while (PyDict_Next(tmp, &p, &key, &val)) {
+        long i = PyLong_AsLong(key);
+        if (i == -1 && PyErr_Occurred())
+            goto fail;
+        if (0 <= i && i < w * h)
+            k->occupied[i] = 1;
+    }
+    Py_CLEAR(tmp);
+    /* the actor's first melee weapon (view.first[a.id][0]) and its move plus reach */
+    if (!(first = PyObject_GetAttr(view, S_first)) || !(tmp = PyObject_GetAttr(k->actor, S_id)))
+        goto fail;
+    val = PyDict_GetItemWithError(first, tmp);
+    if (!val || !PyTuple_Check(val) || PyTuple_GET_SIZE(val) != 2) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "first weapons are pairs");
+        goto fail;
+    }
+    k->melee_n = Py_NewRef(PyTuple_GET_ITEM(val, 0));
+    Py_CLEAR(tmp);
+    if (!(stats = PyObject_GetAttr(k->actor, S_stats)))
+        goto fail;
+    if (!(val = PyObject_GetItem(stats, S_speed)))
+        goto fail;
+    speed = PyLong_AsLong(val);
+    Py_DECREF(val);
+    if (!(val = PyObject_GetItem(stats, S_reach)))
+        goto fail;
+    reach = PyLong_AsLong(val);
+    Py_DECREF(val);
+    if (PyErr_Occurred())
+        goto fail;
+    k->limit = (int)(speed + reach);
+    Py_DECREF(g);
+    Py_DECREF(metric);
+    Py_DECREF(first);
+    Py_DECREF(stats);
+    return (PyObject *)k;
+fail:
+    Py_XDECREF(g);
+    Py_XDECREF(metric);
+    Py_XDECREF(tmp);
+    Py_XDECREF(first);
+    Py_XDECREF(stats);
+    Py_DECREF(k);
+    return NULL;
+}
+
+/* the sight tuple of the view's table between flat squares i and j (a new reference) */
+static PyObject *sight(Kernel *k, int i, int j) {
+    PyObject *key, *got;
+    int lo = i <= j ? i : j, hi = i <= j ? j : i;
+    if (!(key = Py_BuildValue("(ii)", lo, hi)))
+        return NULL;
+    got = PyDict_GetItemWithError(k->table, key);
+    Py_DECREF(key);
+    if (got)
+        return Py_NewRef(got);
+    if (PyErr_Occurred())
+        return NULL;
+    return PyObject_CallMethod(k->view, "_sight", "ii", i, j);
+}
+
+/* `_View.threat(pos)` */
+static int threat(Kernel *k, PyObject *pos, int i, double *out) {
+    PyObject *got = PyDict_GetItemWithError(k->threat_memo, pos), *res;
+    double sum = 0.0;
+    int n, err = 0;
+    if (got) {
+        *out = as_double(got, &err);
+        return err ? -1 : 0;
+    }
+    if (PyErr_Occurred())
+        return -1;
+    for (n = 0; n < k->n_threat; n++) {
+        Foe *f = &k->threat[n];
+        PyObject *v = PyDict_GetItemWithError(f->field, pos);
+        if (v) {
+            Py_INCREF(v);
+        } else {
+            PyObject *pk;
+            if (PyErr_Occurred() || !(pk = sight(k, f->ei, i)))
+                return -1;
+            v = PyDict_GetItemWithError(f->by_pair, pk);
+            if (v) {
+                Py_INCREF(v);
+            } else if (PyErr_Occurred() ||
+                       !(v = PyObject_CallMethodObjArgs(k->view, S__threat_of, f->unit, pos, NULL)) ||
+                       PyDict_SetItem(f->by_pair, pk, v) < 0) {
+                Py_DECREF(pk);
+                Py_XDECREF(v);
+                return -1;
+            }
+            Py_DECREF(pk);
+            if (PyDict_SetItem(f->field, pos, v) < 0) {
+                Py_DECREF(v);
+                return -1;
+            }
+        }
+        sum += as_double(v, &err);
+        Py_DECREF(v);
+        if (err)
+            return -1;
+    }
+    if (!(res = PyFloat_FromDouble(sum)))
+        return -1;
+    n = PyDict_SetItem(k->threat_memo, pos, res);
+    Py_DECREF(res);
+    *out = sum;
+    return n;
+}
+
+/* `_Turn.value(t, est)` with the target's constants from the turn (`_Turn._target` fills them) */
+static int value(Kernel *k, PyObject *unit, PyObject *id, PyObject *est, double *out) {
+    PyObject *c = PyDict_GetItemWithError(k->targets, id), *ed_o, *kc_o;
+    double hp, kill, w, ed, kc, m;
+    int err = 0;
+    if (c) {
+        Py_INCREF(c);
+    } else if (PyErr_Occurred() || !(c = PyObject_CallMethodObjArgs(k->turn, S__target, unit, NULL))) {
+        return -1;
+    }
+    if (!PyTuple_Check(c) || PyTuple_GET_SIZE(c) != 3) {
+        Py_DECREF(c);
+        PyErr_SetString(PyExc_TypeError, "target constants are triples");
+        return -1;
+    }
+    hp = as_double(PyTuple_GET_ITEM(c, 0), &err);
+    kill = as_double(PyTuple_GET_ITEM(c, 1), &err);
+    w = as_double(PyTuple_GET_ITEM(c, 2), &err);
+    Py_DECREF(c);
+    if (err)
+        return -1;
+    if (!(ed_o = PyObject_GetAttr(est, S_expected_damage)))
+        return -1;
+    ed = as_double(ed_o, &err);
+    Py_DECREF(ed_o);
+    if (!(kc_o = PyObject_GetAttr(est, S_kill_chance)))
+        return -1;
+    kc = as_double(kc_o, &err);
+    Py_DECREF(kc_o);
+    if (err)
+        return -1;
+    m = hp < ed ? hp : ed; /* min(ed, hp) */
+    *out = (m + kc * kill) * w;
+    return 0;
+}
+
+/* whether a unit other than the actor stands strictly between flat squares i and j (_Geometry.line) */
+static int line_blocked(Kernel *k, int i, int j) {
+    int buf[LINE_CAP], lo = i <= j ? i : j, hi = i <= j ? j : i, cnt, n, size = k->w * k->h;
+    PyObject *g, *geo, *line;
+    Py_ssize_t m;
+    cnt = trace_line(k->w, hi % k->w - lo % k->w, hi / k->w - lo / k->w, buf, LINE_CAP);
+    if (cnt >= 0) {
+        for (n = 0; n < cnt; n++) {
+            int s = lo + buf[n];
+            if (0 <= s && s < size && k->occupied[s])
+                return 1;
+        }
+        return 0;
+    }
+    if (!(g = PyObject_GetAttr(k->view, S_g)))
+        return -1;
+    geo = PyObject_GetAttr(g, S__geometry);
+    Py_DECREF(g);
+    if (!geo)
+        return -1;
+    line = PyObject_CallMethod(geo, "line", "ii", i, j);
+    Py_DECREF(geo);
+    if (!line)
+        return -1;
+    if (!PyTuple_Check(line)) {
+        Py_DECREF(line);
+        PyErr_SetString(PyExc_TypeError, "a line is a tuple");
+        return -1;
+    }
+    for (m = 0; m < PyTuple_GET_SIZE(line); m++) {
+        long s = PyLong_AsLong(PyTuple_GET_ITEM(line, m));
+        if (0 <= s && s < size && k->occupied[s]) {
+            Py_DECREF(line);
+            return 1;
+        }
+    }
+    Py_DECREF(line);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* `_View.aoo_cost(pos)`: 0.0 on a square no enemy threatens, else the view's answer */
+static int aoo_cost(Kernel *k, PyObject *pos, int i, double *out) {
+    PyObject *c = PyDict_GetItemWithError(k->aoo, pos);
+    int err = 0;
+    if (!c && PyErr_Occurred())
+        return -1;
+    if (!c && k->threats) {
+        PyObject *key = PyLong_FromLong(i);
+        int has;
+        if (!key)
+            return -1;
+        has = PyDict_Contains(k->threats, key);
+        Py_DECREF(key);
+        if (has < 0)
+            return -1;
+        if (!has) {
+            *out = 0.0;
+            return 0;
+        }
+    }
+    if (c) {
+        Py_INCREF(c);
+    } else {
+        if (!(c = PyObject_CallMethodObjArgs(k->view, S_aoo_cost, pos, NULL)))
+            return -1;
+        if (!k->threats) {
+            PyObject *t = PyObject_GetAttr(k->view, S__threats);
+            if (!t) {
+                Py_DECREF(c);
+                return -1;
+            }
+            if (PyDict_Check(t))
+                k->threats = t;
+            else
+                Py_DECREF(t);
+        }
+    }
+    *out = as_double(c, &err);
+    Py_DECREF(c);
+    return err ? -1 : 0;
+}
+
+/* `_Turn.best_attack(pos, aimed)` over `_View.offense(pos, aimed)` */
+static int best_attack(Kernel *k, PyObject *pos, int aimed, double *out) {
+    PyObject *aim = aimed ? Py_True : Py_False, *key, *got, *res;
+    double best = 0.0;
+    int x, y, i, n, err = 0;
+    if (!(key = PyTuple_Pack(2, pos, aim)))
+        return -1;
+    got = PyDict_GetItemWithError(k->off_memo, key);
+    if (got) {
+        Py_DECREF(key);
+        *out = as_double(got, &err);
+        return err ? -1 : 0;
+    }
+    if (PyErr_Occurred() || xy(pos, &x, &y) < 0)
+        goto fail;
+    i = y * k->w + x;
+    for (n = 0; k->armed && n < k->n_offense; n++) {
+        Foe *f = &k->offense[n];
+        PyObject *st = PyDict_GetItemWithError(f->field, key), *est;
+        double cost = 0.0, v, ed;
+        int ranged;
+        if (st) {
+            Py_INCREF(st);
+        } else {
+            PyObject *pk, *pk2;
+            if (PyErr_Occurred() || !(pk = sight(k, i, f->ei)))
+                goto fail;
+            pk2 = PyTuple_Pack(2, pk, aim);
+            Py_DECREF(pk);
+            if (!pk2)
+                goto fail;
+            st = PyDict_GetItemWithError(f->by_pair, pk2);
+            if (st) {
+                Py_INCREF(st);
+            } else if (PyErr_Occurred() ||
+                       !(st = PyObject_CallMethodObjArgs(k->view, S__strike, f->unit, pos, aim, NULL)) ||
+                       PyDict_SetItem(f->by_pair, pk2, st) < 0) {
+                Py_DECREF(pk2);
+                Py_XDECREF(st);
+                goto fail;
+            }
+            Py_DECREF(pk2);
+            if (PyDict_SetItem(f->field, key, st) < 0) {
+                Py_DECREF(st);
+                goto fail;
+            }
+        }
+        if (st == Py_None) {
+            Py_DECREF(st);
+            continue;
+        }
+        if (!PyTuple_Check(st) || PyTuple_GET_SIZE(st) != 2) {
+            Py_DECREF(st);
+            PyErr_SetString(PyExc_TypeError, "a strike is (estimate, ranged)");
+            goto fail;
+        }
+        est = Py_NewRef(PyTuple_GET_ITEM(st, 0));
+        ranged = PyObject_IsTrue(PyTuple_GET_ITEM(st, 1));
+        Py_DECREF(st);
+        if (ranged < 0) {
+            Py_DECREF(est);
+            goto fail;
+        }
+        if (ranged) {
+            int blocked = line_blocked(k, i, f->ei);
+            if (blocked < 0) {
+                Py_DECREF(est);
+                goto fail;
+            }
+            if (blocked) {
+                PyObject *epos;
+                Py_DECREF(est);
+                if (k->melee_n == Py_None || dist(k, x, y, f->x, f->y) > 1)
+                    continue;
+                if (!(epos = PyObject_GetAttr(f->unit, S_pos)))
+                    goto fail;
+                est = PyObject_CallMethodObjArgs(k->view, S_estimate, k->actor, f->unit, k->melee_n, pos, epos, NULL);
+                Py_DECREF(epos);
+                if (!est)
+                    goto fail;
+            } else if (aoo_cost(k, pos, i, &cost) < 0) {
+                Py_DECREF(est);
+                goto fail;
+            }
+        }
+        if (!(got = PyObject_GetAttr(est, S_expected_damage))) {
+            Py_DECREF(est);
+            goto fail;
+        }
+        ed = as_double(got, &err);
+        Py_DECREF(got);
+        if (err) {
+            Py_DECREF(est);
+            goto fail;
+        }
+        if (ed > 0) {
+            if (value(k, f->unit, f->id, est, &v) < 0) {
+                Py_DECREF(est);
+                goto fail;
+            }
+            v = v - cost;
+            if (v > best)
+                best = v;
+        }
+        Py_DECREF(est);
+    }
+    if (!(res = PyFloat_FromDouble(best)))
+        goto fail;
+    n = PyDict_SetItem(k->off_memo, key, res);
+    Py_DECREF(res);
+    Py_DECREF(key);
+    *out = best;
+    return n;
+fail:
+    Py_DECREF(key);
+    return -1;
+}
+
+/* `_View.approach(pos)`: the field read directly once the view has made it */
+static int approach(Kernel *k, PyObject *pos, int i, long *out) {
+    PyObject *v;
+    if (!k->approach) {
+        PyObject *field;
+        if (!(v = PyObject_CallMethodObjArgs(k->view, S_approach, pos, NULL)))
+            return -1;
+        *out = PyLong_AsLong(v);
+        Py_DECREF(v);
+        if (*out == -1 && PyErr_Occurred())
+            return -1;
+        if (!(field = PyObject_GetAttr(k->view, S__approach)))
+            return -1;
+        if (PyList_Check(field) && PyList_GET_SIZE(field) == (Py_ssize_t)k->w * k->h)
+            k->approach = field;
+        else
+            Py_DECREF(field);
+        return 0;
+    }
+    if (i < 0 || i >= PyList_GET_SIZE(k->approach)) {
+        PyErr_SetString(PyExc_IndexError, "square off the map");
+        return -1;
+    }
+    *out = PyLong_AsLong(PyList_GET_ITEM(k->approach, i));
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* the best `_Turn.value` over `_View.reach_value(pos)` (0.0 when none is better) */
+static int reach_best(Kernel *k, PyObject *pos, int x, int y, int i, double *out) {
+    Py_ssize_t n;
+    long steps;
+    *out = 0.0;
+    if (k->melee_n == Py_None)
+        return 0;
+    if (!k->melee_list) {
+        /* the first time: the view builds its reach list (and approach field); use its answer as it is */
+        PyObject *lst = PyObject_CallMethodObjArgs(k->view, S_reach_value, pos, NULL), *ml;
+        if (!lst)
+            return -1;
+        if (!PyList_Check(lst)) {
+            Py_DECREF(lst);
+            PyErr_SetString(PyExc_TypeError, "reach_value gives a list");
+            return -1;
+        }
+        for (n = 0; n < PyList_GET_SIZE(lst); n++) {
+            PyObject *t = PyList_GET_ITEM(lst, n), *id;
+            double v;
+            int r;
+            if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2 || !(id = PyObject_GetAttr(PyTuple_GET_ITEM(t, 0), S_id))) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_TypeError, "reach entries are (unit, estimate)");
+                Py_DECREF(lst);
+                return -1;
+            }
+            r = value(k, PyTuple_GET_ITEM(t, 0), id, PyTuple_GET_ITEM(t, 1), &v);
+            Py_DECREF(id);
+            if (r < 0) {
+                Py_DECREF(lst);
+                return -1;
+            }
+            if (v > *out)
+                *out = v;
+        }
+        Py_DECREF(lst);
+        if (!(ml = PyObject_GetAttr(k->view, S__melee)))
+            return -1;
+        if (!PyList_Check(ml)) {
+            Py_DECREF(ml);
+            PyErr_SetString(PyExc_TypeError, "the reach list is a list");
+            return -1;
+        }
+        k->melee_list = ml;
+        return 0;
+    }
+    if (approach(k, pos, i, &steps) < 0)
+        return -1;
+    if (steps > k->limit)
+        return 0;
+    for (n = 0; n < PyList_GET_SIZE(k->melee_list); n++) {
+        PyObject *t = PyList_GET_ITEM(k->melee_list, n), *e, *epos, *id;
+        int ex, ey, r;
+        double v;
+        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2) {
+            PyErr_SetString(PyExc_TypeError, "reach entries are (unit, estimate)");
+            return -1;
+        }
+        e = PyTuple_GET_ITEM(t, 0);
+        if (!(epos = PyObject_GetAttr(e, S_pos)))
+            return -1;
+        r = xy(epos, &ex, &ey);
+        Py_DECREF(epos);
+        if (r < 0)
+            return -1;
+        if (dist(k, x, y, ex, ey) > k->limit)
+            continue;
+        if (!(id = PyObject_GetAttr(e, S_id)))
+            return -1;
+        r = value(k, e, id, PyTuple_GET_ITEM(t, 1), &v);
+        Py_DECREF(id);
+        if (r < 0)
+            return -1;
+        if (v > *out)
+            *out = v;
+    }
+    return 0;
+}
+
+/* `_Turn.pos_value(pos)` for a unit that is not fleeing */
+static int pos_value(Kernel *k, PyObject *pos, double *out) {
+    PyObject *got = PyDict_GetItemWithError(k->pos_memo, pos), *res;
+    double th, shot, melee, later, val;
+    int x, y, i, err = 0;
+    if (got) {
+        *out = as_double(got, &err);
+        return err ? -1 : 0;
+    }
+    if (PyErr_Occurred() || xy(pos, &x, &y) < 0)
+        return -1;
+    i = y * k->w + x;
+    if (threat(k, pos, i, &th) < 0 || best_attack(k, pos, 0, &shot) < 0 || reach_best(k, pos, x, y, i, &melee) < 0)
+        return -1;
+    later = shot >= melee ? shot : melee;
+    val = -k->threat_weight * th + k->next_turn_share * later;
+    if (later <= 0 || melee > shot) {
+        long steps;
+        if (approach(k, pos, i, &steps) < 0)
+            return -1;
+        val -= (later <= 0 ? k->approach_pull : k->close_in) * (double)steps;
+    }
+    if (!(res = PyFloat_FromDouble(val)))
+        return -1;
+    err = PyDict_SetItem(k->pos_memo, pos, res);
+    Py_DECREF(res);
+    *out = val;
+    return err;
+}
+
+static PyObject *Kernel_pos_value(Kernel *k, PyObject *pos) {
+    double v;
+    if (pos_value(k, pos, &v) < 0)
+        return NULL;
+    return PyFloat_FromDouble(v);
+}
+
+static PyObject *Kernel_best_attack(Kernel *k, PyObject *const *args, Py_ssize_t nargs) {
+    double v;
+    int aimed = 0;
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "best_attack(pos, aimed=False)");
+        return NULL;
+    }
+    if (nargs == 2 && (aimed = PyObject_IsTrue(args[1])) < 0)
+        return NULL;
+    if (best_attack(k, args[0], aimed, &v) < 0)
+        return NULL;
+    return PyFloat_FromDouble(v);
+}
+
+/* move_scores(squares, base, with_attack): per square, `base (+ max(best_attack(sq), 0.0)) + pos_value(sq)`, the
+ * score `_Turn.score` gives a move or a withdrawal (base = minus what it provokes, minus the move cost) */
+static PyObject *Kernel_move_scores(Kernel *k, PyObject *const *args, Py_ssize_t nargs) {
+    PyObject *squares, *out;
+    double base;
+    int with_attack;
+    Py_ssize_t n, cnt;
+    if (nargs != 3 || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "move_scores(squares: list, base, with_attack)");
+        return NULL;
+    }
+    squares = args[0];
+    base = PyFloat_AsDouble(args[1]);
+    if (base == -1.0 && PyErr_Occurred())
+        return NULL;
+    if ((with_attack = PyObject_IsTrue(args[2])) < 0)
+        return NULL;
+    cnt = PyList_GET_SIZE(squares);
+    if (!(out = PyList_New(cnt)))
+        return NULL;
+    for (n = 0; n < cnt; n++) {
+        PyObject *sq = PyList_GET_ITEM(squares, n), *f;
+        double v = base, ba, pv;
+        if (with_attack) {
+            if (best_attack(k, sq, 0, &ba) < 0)
+                goto fail;
+            v += ba > 0.0 ? ba : 0.0;
+        }
+        if (pos_value(k, sq, &pv) < 0 || !(f = PyFloat_FromDouble(v + pv)))
+            goto fail;
+        PyList_SET_ITEM(out, n, f);
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyMethodDef Kernel_methods[] = {
+    {"pos_value", (PyCFunction)Kernel_pos_value, METH_O, "`_Turn.pos_value(pos)` (not fleeing)."},
+    {"best_attack", (PyCFunction)(void (*)(void))Kernel_best_attack, METH_FASTCALL,
+     "`_Turn.best_attack(pos, aimed=False)`."},
+    {"move_scores", (PyCFunction)(void (*)(void))Kernel_move_scores, METH_FASTCALL,
+     "move_scores(squares, base, with_attack): the scores of moves to the squares."},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject KernelType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "engine.rulesets.saga._tactics.Kernel",
+    .tp_basicsize = sizeof(Kernel),
+    .tp_dealloc = (destructor)Kernel_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = (traverseproc)Kernel_traverse,
+    .tp_clear = (inquiry)Kernel_clear,
+    .tp_doc = "Kernel(turn, view, pos_memo, offense_memo, targets, threat_weight, next_turn_share, approach, "
+              "close_in): one heuristic decision point's square values.",
+    .tp_methods = Kernel_methods,
+    .tp_new = Kernel_new,
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_tactics",
+                                    "The heuristic's square values over the Saga tactics in C.", -1, NULL,
+                                    NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__tactics(void) {
+    PyObject *m;
+#define INTERN(v, s) \
+    if (!(v = PyUnicode_InternFromString(s))) \
+        return NULL;
+    INTERN(S__threat, "_threat")
+    INTERN(S__threat_fields, "_threat_fields")
+    INTERN(S__offense_fields, "_offense_fields")
+    INTERN(S__table, "_table")
+    INTERN(S__armed, "_armed")
+    INTERN(S_occupied, "occupied")
+    INTERN(S_g, "g")
+    INTERN(S_width, "width")
+    INTERN(S_height, "height")
+    INTERN(S_metric, "metric")
+    INTERN(S__aoo, "_aoo")
+    INTERN(S_a, "a")
+    INTERN(S_first, "first")
+    INTERN(S_id, "id")
+    INTERN(S_stats, "stats")
+    INTERN(S_speed, "speed")
+    INTERN(S_reach, "reach")
+    INTERN(S_pos, "pos")
+    INTERN(S__sight, "_sight")
+    INTERN(S__strike, "_strike")
+    INTERN(S__threat_of, "_threat_of")
+    INTERN(S_estimate, "estimate")
+    INTERN(S_aoo_cost, "aoo_cost")
+    INTERN(S__target, "_target")
+    INTERN(S_approach, "approach")
+    INTERN(S__approach, "_approach")
+    INTERN(S_reach_value, "reach_value")
+    INTERN(S__melee, "_melee")
+    INTERN(S_expected_damage, "expected_damage")
+    INTERN(S_kill_chance, "kill_chance")
+    INTERN(S_alternating, "alternating")
+    INTERN(S_chebyshev, "chebyshev")
+    INTERN(S__geometry, "_geometry")
+    INTERN(S_line, "line")
+    INTERN(S__threats, "_threats")
+#undef INTERN
+    if (PyType_Ready(&KernelType) < 0)
+        return NULL;
+    if (!(m = PyModule_Create(&module)))
+        return NULL;
+    if (PyModule_AddObjectRef(m, "Kernel", (PyObject *)&KernelType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

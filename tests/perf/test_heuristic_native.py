@@ -1,0 +1,132 @@
+"""The heuristic's square values in C (`engine/rulesets/saga/_tactics.c`, through `_View.kernel`) are exactly those
+of its Python methods (`_Turn.pos_value`, `best_attack`, `score`), the reference: on thousands of states from random
+battles (shipped encounters and random ones, units with random tactics), every score `explain` gives is the same
+double, and whole seeded heuristic battles play out the same.
+
+The Python side plays with a tactics object of its own, so a wrong value the C code left in a shared cache could not
+make both sides agree. The C module is built by `pip install` (bootstrap.py); the policy falls back to Python only
+where no C compiler exists, so here it must be built.
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from engine.core.battle import Battle
+from engine.core.dice import SeededDice
+from engine.core.encounter_file import load_encounter
+from engine.core.generate import random_encounter
+from engine.policies import heuristic as H
+from engine.rulesets import get_ruleset
+from engine.rulesets.saga import tactics as T
+from tests.battle_walk import random_walk
+
+RS = get_ruleset("saga")
+FILES = sorted((Path(__file__).resolve().parents[2] / "configs" / "encounters" / "saga").glob("*.yaml"))
+PREFER = ("nearest", "weakest", "strongest", "most_dangerous", "wounded")
+
+
+class _Python:
+    """A heuristic on the Python path, over tactics of its own."""
+
+    def __init__(self, seed: int):
+        self.policy = H.HeuristicPolicy(seed)
+        self.policy.native = False
+        self.tac = T.make(RS)
+
+    def __getattr__(self, name):
+        method = getattr(self.policy, name)
+
+        def call(*args):
+            saved = H._TACTICS.get(RS.id)
+            H._TACTICS[RS.id] = self.tac
+            try:
+                return method(*args)
+            finally:
+                H._TACTICS[RS.id] = saved
+        return call
+
+
+def _encounter(k: int, seed: int, rng: random.Random):
+    if k % 3 == 0:
+        enc = load_encounter(FILES[(k // 3) % len(FILES)], RS)
+    else:
+        enc = random_encounter(RS, random.Random(seed * 100 + k), rng.choice([8, 12, 14, 16]), 16, sizes=(1, 4))
+    for u in enc.units:
+        r = rng.random()
+        if r < 0.2:
+            u.tactics = {"flee_below": rng.choice([0.3, 0.5, 0.9])}
+        elif r < 0.45:
+            u.tactics = {"prefer_targets": rng.choice(PREFER)}
+    return enc
+
+
+def _states(n: int, seed: int):
+    """Battles at every decision of random play (units aim, charge, grab, go prone, get hurt)."""
+    rng = random.Random(seed)
+    for k in range(n):
+        b = Battle(_encounter(k, seed, rng), RS, SeededDice(seed + k))
+        b.start()
+        for _ in random_walk(b, rng, 150):
+            yield b
+
+
+def test_the_c_module_is_built_and_used():
+    assert T._native is not None, \
+        "engine/rulesets/saga/_tactics.c was not built: reinstall with `python3 bootstrap.py setup`"
+    b = Battle(load_encounter(FILES[0], RS), RS, SeededDice(0))
+    b.start()
+    assert H._Turn(b, H.tactics_for(RS), native=True).k is not None
+    assert H._Turn(b, H.tactics_for(RS), native=False).k is None
+
+
+def test_random_states_score_alike():
+    native, python = H.HeuristicPolicy(7), _Python(7)
+    n = kernel = 0
+    for b in _states(30, seed=3):
+        if len(b.legal()) == 1:
+            continue
+        got, want = native.explain(b), python.explain(b)
+        assert got == want, (n, [(d, x, y) for (d, x), (_, y) in zip(got, want) if x != y][:3])
+        assert native.choose(b) == python.choose(b), n
+        kernel += H._Turn(b, H.tactics_for(RS), native=True).k is not None
+        n += 1
+    assert n > 2000 and kernel > n // 2, (n, kernel)
+
+
+def test_rank_alike():
+    native, python = H.HeuristicPolicy(1), _Python(1)
+    for n, b in enumerate(_states(6, seed=11)):
+        if n % 4 == 0:
+            assert native.rank(b) == python.rank(b)
+
+
+@pytest.mark.parametrize("source", range(4))
+def test_seeded_heuristic_battles_play_alike(source):
+    def play(make):
+        rng = random.Random(source)
+        enc = _encounter(source, 40 + source, rng)
+        b = Battle(enc, RS, SeededDice(source))
+        b.start()
+        pols = {side: make(k) for k, side in enumerate(RS.sides)}
+        out = []
+        while not b.over and len(out) < 400:
+            d = pols[b.actor.side].choose(b)
+            out.append((b.actor.id, d))
+            b.step(d)
+        return out, b.enc.winner
+
+    (got, winner), (want, winner_py) = play(H.HeuristicPolicy), play(_Python)
+    assert got == want and winner == winner_py
+    assert len(got) > 3
+
+
+def test_without_the_c_module_the_python_path_plays(monkeypatch):
+    b = Battle(load_encounter(FILES[1], RS), RS, SeededDice(2))
+    b.start()
+    want = H.HeuristicPolicy(0).explain(b)
+    monkeypatch.setattr(T, "_native", None)
+    assert H._Turn(b, H.tactics_for(RS), native=True).k is None
+    assert H.HeuristicPolicy(0).explain(b) == want
