@@ -155,6 +155,123 @@ done:
     return out;
 }
 
+/* ---- path without provocations ---------------------------------------------------------------------------
+ * While no square the search leaves is dangerous, every trail has 0 provocations, and the best-first search
+ * below reduces to this: per state the least cost, then the lexicographically least trail, labelled by rising
+ * cost in buckets (no heap, one label per state). The first goal state in (cost, parity) order is the one the
+ * best-first search pops first. */
+#define QUICK_STATES 2048
+#define QUICK_BUDGET 48
+#if defined(__GNUC__) || defined(__clang__)
+#define CTZ64(x) __builtin_ctzll(x)
+#else
+static int CTZ64(unsigned long long x) { /* the lowest set bit of x (not 0) */
+    int n = 0;
+    while (!(x & 1)) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+}
+#endif
+
+/* the squares of state's trail (after the start), first to last; returns its length */
+static int trail_of(const int *parent, int state, int *buf) {
+    int n = 0, k;
+    for (; parent[state] >= 0; state = parent[state])
+        buf[n++] = state >> 1;
+    for (k = 0; k < n / 2; k++) {
+        int t = buf[k];
+        buf[k] = buf[n - 1 - k];
+        buf[n - 1 - k] = t;
+    }
+    return n;
+}
+
+/* whether trail(a) + [j] < trail(b) + [j], as Python compares tuples */
+static int extended_less(const int *parent, int a, int b, int j) {
+    int ta[QUICK_BUDGET + 2], tb[QUICK_BUDGET + 2], na = trail_of(parent, a, ta), nb = trail_of(parent, b, tb), k;
+    ta[na++] = j;
+    tb[nb++] = j;
+    for (k = 0; k < na && k < nb; k++)
+        if (ta[k] != tb[k])
+            return ta[k] < tb[k];
+    return na < nb;
+}
+
+/* 1: decided (*out: the squares after start, or None when goal cannot be reached); 0: a dangerous square would be
+ * left, or the map or budget is larger than this search takes (the best-first search decides); -1: an error */
+static int quick_path(const int *T, Py_ssize_t n_states, int s, int g, int budget, const char *blk, const char *dng,
+                      int width, int alternating, PyObject **out) {
+    int cost[QUICK_STATES], parent[QUICK_STATES], trail[QUICK_BUDGET + 2];
+    unsigned long long bits[(QUICK_BUDGET + 1) * (QUICK_STATES / 64)];
+    size_t words = ((size_t)n_states + 63) / 64, w;
+    int gx = g % width, gy = g / width, c, goal = -1, n, k;
+    if (n_states > QUICK_STATES || budget < 0 || budget > QUICK_BUDGET)
+        return 0;
+    memset(cost, 0x3f, (size_t)n_states * sizeof(int));
+    memset(bits, 0, (size_t)(budget + 1) * words * sizeof(unsigned long long));
+    cost[2 * s] = 0;
+    parent[2 * s] = -1;
+    bits[(2 * s) / 64] |= 1ULL << ((2 * s) % 64);
+    for (c = 0; c <= budget && goal < 0; c++) {
+        unsigned long long *bucket = bits + (size_t)c * words;
+        for (w = 0; w < words && goal < 0; w++) {
+            unsigned long long word = bucket[w];
+            while (word) {
+                int state = (int)(64 * w) + CTZ64(word), sq = state >> 1;
+                const int *row = T + (Py_ssize_t)state * STRIDE;
+                word &= word - 1;
+                if (cost[state] != c)
+                    continue;
+                if (sq == g) { /* the least cost, then parity 0: done */
+                    goal = state;
+                    break;
+                }
+                if (dng[sq])
+                    return 0;
+                for (k = 0; k < row[0]; k++) {
+                    int nk = row[1 + 3 * k], add = row[2 + 3 * k], j = row[3 + 3 * k], cc = c + add, dx, dy, rest;
+                    if (add < 1)
+                        return 0;
+                    if (cc > budget || blk[j])
+                        continue;
+                    dx = j % width - gx;
+                    dy = j / width - gy;
+                    dx = dx >= 0 ? dx : -dx;
+                    dy = dy >= 0 ? dy : -dy;
+                    rest = alternating ? (dx >= dy ? dx + dy / 2 : dy + dx / 2) : (dx >= dy ? dx : dy);
+                    if (cc + rest > budget)
+                        continue;
+                    if (cc < cost[nk]) {
+                        cost[nk] = cc;
+                        parent[nk] = state;
+                        bits[(size_t)cc * words + nk / 64] |= 1ULL << (nk % 64);
+                    } else if (cc == cost[nk] && extended_less(parent, state, parent[nk], j)) {
+                        parent[nk] = state;
+                    }
+                }
+            }
+        }
+    }
+    if (goal < 0) {
+        *out = Py_NewRef(Py_None);
+        return 1;
+    }
+    n = trail_of(parent, goal, trail);
+    if (!(*out = PyList_New(n)))
+        return -1;
+    for (k = 0; k < n; k++) {
+        PyObject *v = PyLong_FromLong(trail[k]);
+        if (!v) {
+            Py_CLEAR(*out);
+            return -1;
+        }
+        PyList_SET_ITEM(*out, k, v);
+    }
+    return 1;
+}
+
 /* ---- path: best-first over (provocations, cost, square, parity, trail), as grid.Grid.path's heap ---- */
 typedef struct {
     int prov, cost, sq, parity, len, parent; /* the trail: the squares of the ancestors below the start, then sq */
@@ -275,18 +392,20 @@ static int dominated(const IntVec *pool, int k, int prov, int cost) {
 }
 
 /* path(trans, start, goal, budget, blocked: bytes per square, danger: bytes per square, width,
- *      alternating) -> [squares after start] or None: grid.Grid.path. */
+ *      alternating, how=1) -> [squares after start] or None: grid.Grid.path. `how` (for the tests): 1 tries
+ *      quick_path first, 0 runs the best-first search only, 2 quick_path only (False when it cannot decide). */
 static PyObject *path(PyObject *self, PyObject *args) {
     PyObject *tobj, *out = NULL;
     Py_buffer view, blocked, danger;
-    int s, g, budget, width, alternating, gx, gy;
+    int s, g, budget, width, alternating, gx, gy, how = 1;
     Py_ssize_t n_states, n_squares;
     int *done = NULL;  /* per search state: offset of its first pair in `pairs`, -1 for none */
     IntVec pairs = {NULL, 0, 0};
     Search S;
     memset(&S, 0, sizeof(S));
 
-    if (!PyArg_ParseTuple(args, "Oiiiy*y*ip", &tobj, &s, &g, &budget, &blocked, &danger, &width, &alternating))
+    if (!PyArg_ParseTuple(args, "Oiiiy*y*ip|i", &tobj, &s, &g, &budget, &blocked, &danger, &width, &alternating,
+                          &how))
         return NULL;
     if (get_trans(tobj, &view, &n_states) < 0) {
         PyBuffer_Release(&blocked);
@@ -298,6 +417,16 @@ static PyObject *path(PyObject *self, PyObject *args) {
         || width <= 0) {
         PyErr_SetString(PyExc_ValueError, "path: squares or tables do not fit the map");
         goto done;
+    }
+    if (how) {
+        int r = quick_path((const int *)view.buf, n_states, s, g, budget, (const char *)blocked.buf,
+                           (const char *)danger.buf, width, alternating, &out);
+        if (r != 0)
+            goto done;
+        if (how == 2) {
+            out = Py_NewRef(Py_False);
+            goto done;
+        }
     }
     done = PyMem_Malloc(n_states * sizeof(int));
     if (!done) {

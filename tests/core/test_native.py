@@ -76,3 +76,45 @@ def test_bad_buffers_are_refused_not_crashed():
         G._native.search(flat, 99, 3, ())
     with pytest.raises(ValueError):
         G._native.path(flat, 0, 8, 3, bytearray(2), bytearray(9), 3, True)
+
+
+def _open_grid(rng: random.Random, metric: str) -> Grid:
+    """A mostly open map with difficult terrain and low cover: many paths of equal cost, so ties decide."""
+    w, h = rng.randint(5, 16), rng.randint(5, 16)
+    return Grid(["".join(rng.choices("......~~c#", k=w)) for _ in range(h)], metric=metric)
+
+
+@pytest.mark.parametrize("metric", G.METRICS)
+def test_the_quick_path_search_is_the_best_first_one_when_nothing_provokes(metric):
+    """`_native.path` first tries a bucket search that holds only while no square it leaves is dangerous (one label
+    per state: least cost, then least trail), and hands over to the best-first search otherwise. Both, and the
+    Python search, agree on paths with no danger, danger far away, and danger near the start or on the way."""
+    rng = random.Random(f"quick-{metric}")
+    decided = handed_over = ties = 0
+    for _ in range(200):
+        g = _random_grid(rng, metric) if rng.random() < 0.3 else _open_grid(rng, metric)
+        n, w = g.width * g.height, g.width
+        dk = g._door_key()
+        flat = g._geometry.flat_transitions(g, dk)
+        for _ in range(8):
+            s, goal, budget = rng.randrange(n), rng.randrange(n), rng.randint(0, 14)
+            blocked = rng.sample(range(n), rng.randint(0, min(6, n)))
+            danger = {j: 1 for j in rng.sample(range(n), rng.choice([0, 0, 1, 3, n // 4]))}
+            blk, dng = bytearray(n), bytearray(n)
+            for j in blocked:
+                blk[j] = 1
+            for j in danger:
+                dng[j] = 1
+            want = g._path_py(s, goal, budget, set(blocked), danger)
+            full = G._native.path(flat, s, goal, budget, blk, dng, w, metric == "alternating", 0)
+            quick = G._native.path(flat, s, goal, budget, blk, dng, w, metric == "alternating", 2)
+            both = G._native.path(flat, s, goal, budget, blk, dng, w, metric == "alternating")
+            want_c = None if want is None else [g.index(*sq) for sq in want]
+            assert full == want_c and both == want_c
+            if quick is False:
+                handed_over += 1
+            else:
+                assert quick == want_c
+                decided += 1
+                ties += want is not None and len(want) != g.distance(g.xy(s), g.xy(goal))
+    assert decided > 1000 and handed_over > 200 and ties > 50
