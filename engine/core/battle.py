@@ -118,29 +118,28 @@ class Battle:
         enc, rs = self.enc, self.ruleset
         events: list[Event] = []
         for _ in range(len(enc.order) * (len(rs.phases) + 1) * 2 + 2):
-            if enc.over:
+            if enc.winner is not None:
                 return events
             unit = enc.units[enc.order[enc.turn]]
             if rs.can_act(enc, unit):
                 enc.version += 1  # a new actor: legal() cached for the previous one is stale
                 enc.budget = rs.new_budget(enc, unit)
                 enc.flags = {}
-                events.append(Event("turn_start", unit.id, round=enc.round, phase=self.phase))
+                events.append(Event("turn_start", unit.id, round=enc.round, phase=rs.phases[enc.phase_index]))
                 events += rs.start_turn(enc, unit, self.dice)
                 events += self._check_victory()
-                if rs.can_act(enc, unit) and not enc.over:
+                if enc.winner is None and rs.can_act(enc, unit):
                     return events
-                events += self._check_victory()
             events += self._advance()
         return events
 
     def _end_turn(self) -> list[Event]:
         enc, rs = self.enc, self.ruleset
-        actor = enc.actor
+        actor = enc.units[enc.order[enc.turn]]  # called on a turn in progress
         events = [Event("turn_end", actor.id)]
         events += rs.end_turn(enc, actor, self.dice)
         events += self._check_victory()
-        if enc.over:
+        if enc.winner is not None:
             return events
         events += self._advance()
         events += self._begin_turn()

@@ -55,6 +55,12 @@ class Economy:
             for k in (self.full_round_needs or tuple(budget)):
                 budget[k] = 0
             return [self.full_round]
+        if times == 1:
+            for p in self.trades.get(cost, (cost,)):
+                if budget.get(p, 0) >= amount:
+                    budget[p] -= amount
+                    return [p]
+            raise ValueError(f"cannot pay {cost}")
         paid = []
         for _ in range(times):
             for p in self.payers(cost):

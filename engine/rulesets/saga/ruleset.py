@@ -1042,16 +1042,18 @@ class SagaRuleset(Ruleset):
         walk that leaves none of them goes straight to its end without building the threat map."""
         ev: list[Event] = []
         start = a.pos
-        struck: set[int] = set()
         g = enc.grid
-        if danger is not None and not safe:
+        if not safe and danger is not None:
             w = g.width
-            safe = not danger[start[1] * w + start[0]] and not any(danger[y * w + x] for x, y in path[:-1])
-        threats = {} if safe else self._threats(enc, a)
-        if safe or not threats:  # nothing can provoke: straight to the end
+            safe = not danger[start[1] * w + start[0]] and not any([danger[y * w + x] for x, y in path[:-1]])
+        if not safe:
+            threats = self._threats(enc, a)
+            safe = not threats
+        if safe:  # nothing can provoke: straight to the end
             if path:
                 a.pos = path[-1]
         else:
+            struck: set[int] = set()
             for sq in path:
                 for eid in threats.get(g.index(*a.pos), ()):
                     if eid in struck:
@@ -1068,9 +1070,8 @@ class SagaRuleset(Ruleset):
             if g.distance(a.pos, other.pos) > 1:
                 other.state["grabbed_by"] = [x for x in other.state["grabbed_by"] if x != a.id]
                 a.state["grabbing"] = None
-        ev.insert(0, Event("move", a.id, None, start=start, end=a.pos, squares=len(path), how=how))
-        ev[0].data["end"] = a.pos
-        return ev
+        moved = Event("move", a.id, None, start=start, end=a.pos, squares=len(path), how=how)
+        return [moved, *ev] if ev else [moved]
 
     def _aoo(self, enc, e: Unit, t: Unit, dice, react, why: str) -> list[Event]:
         if e.state["aoo_used"] or not self.threatens(e) or not t.active:
