@@ -23,10 +23,9 @@ Ties are broken by a tiny seeded jitter, so the policy is deterministic given it
 from __future__ import annotations
 
 import importlib
-import itertools
 import math
 import random
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from engine.core.decision import END, Decision
 from engine.core.policy import Policy
@@ -145,19 +144,20 @@ class HeuristicPolicy(Policy):
         legal = battle.legal()
         if len(legal) == 1:
             return [(legal[0], 0.0)]
-        t = _Turn(battle, tactics_for(battle.ruleset), prune, self._memo, self.native)
+        tac = tactics_for(battle.ruleset)
+        t = _Turn(battle, tac, prune, self._memo, self.native)
         jitter = self._rng.random
+        if t.k is not None:  # the same loop in C
+            out = t.k.scores(legal, t.kinds, jitter, t.score, t.square_base, getattr(tac, "constant_misc", {}),
+                             t.a.pos)
+            t.k = None  # the kernel refers back to the turn
+            return out
         score = t.score
         out = []
-        moves = t.move_scores() if t.k is not None else None
         for d, kind in zip(legal, t.kinds):
             j = jitter()  # one draw per legal decision, scored or not, so rank() and choose() stay in step
             if kind is not None:
-                if moves is not None and (kind == "move" or kind == "withdraw" or kind == "run"):
-                    out.append((d, next(moves[d.action]) + 1e-6 * j))
-                else:
-                    out.append((d, score(d, kind) + 1e-6 * j))
-        t.k = None  # the kernel refers back to the turn
+                out.append((d, score(d, kind) + 1e-6 * j))
         return out
 
 
@@ -200,11 +200,19 @@ class _Turn:
         self.keep = None
         if prune and hasattr(self.v, "key_squares"):
             self.keep = self.v.key_squares()
+        # the view's C kernel for square values (not for a fleeing unit)
+        self.k = None
+        if native and not self.fleeing and self._provoked is not None and hasattr(self.v, "kernel"):
+            self.k = self.v.kernel(self, self._pos, self._offense, self._targets,
+                                   (THREAT_WEIGHT, NEXT_TURN_SHARE, APPROACH, CLOSE_IN))
         # per legal decision its kind, or None when pruned (choose() looks at every lattice-th square in x
-        # and y, plus the key squares)
+        # and y, plus the key squares); the moves; the squares of the moves, withdrawals and runs by action
+        kinds = getattr(tac, "kinds", None)
+        if self.k is not None and kinds is not None:  # the loop below in C
+            self.kinds, self.moves, self._squares = self.k.classify(battle.legal(), kinds, self.keep, self.lattice)
+            return
         self.kinds: list[str | None] = []
         self.moves: list[Decision] = []
-        # the squares of the moves, withdrawals and runs by action, for the kernel
         self._squares: dict[str, tuple[str, list]] = {}
         keep, step, kind_of = self.keep, self.lattice, tac.kind
         for d in battle.legal():
@@ -221,11 +229,6 @@ class _Turn:
                 if got is None:
                     got = self._squares[d.action] = (k, [])
                 got[1].append(sq)
-        # the view's C kernel for square values (not for a fleeing unit)
-        self.k = None
-        if native and not self.fleeing and self._provoked is not None and hasattr(self.v, "kernel"):
-            self.k = self.v.kernel(self, self._pos, self._offense, self._targets,
-                                   (THREAT_WEIGHT, NEXT_TURN_SHARE, APPROACH, CLOSE_IN))
 
     # -- targets --
     def _target_weights(self) -> dict[int, float]:
@@ -326,21 +329,17 @@ class _Turn:
             got = cache[d.action] = self.v.provoked(d)
         return got
 
-    def move_scores(self) -> dict[str, "Iterator[float]"]:
-        """Per action, the `score`s of the moves, withdrawals and runs of that action, in their order, through
-        the C kernel (what a decision provokes and the budget it leaves depend on its action only)."""
-        out = {}
-        for act, (kind, sq) in self._squares.items():
-            d = Decision(act, square=sq[0])
-            if kind == "run":
-                if self.can_strike():
-                    out[act] = itertools.repeat(self.pos_value(self.a.pos) - 5.0)
-                else:
-                    out[act] = iter(self.k.move_scores(sq, -self.provoked(d) - RUN_COST, False))
-            else:
-                base = -self.provoked(d) - MOVE_COST
-                out[act] = iter(self.k.move_scores(sq, base, self.can_attack_after(d)))
-        return out
+    def square_base(self, action: str, kind: str):
+        """For the kernel: the score of every run of this action as a float when it does not depend on the
+        square, else (base, with_attack): the score of a move, withdrawal or run of this action to a square is
+        base (+ max(best_attack(square), 0.0) when with_attack) + pos_value(square), as `score` gives it (what
+        a decision provokes and the budget it leaves depend on its action only)."""
+        d = Decision(action, square=self.a.pos)
+        if kind == "run":
+            if self.can_strike():
+                return self.pos_value(self.a.pos) - 5.0
+            return (-self.provoked(d) - RUN_COST, False)
+        return (-self.provoked(d) - MOVE_COST, self.can_attack_after(d))
 
     def best_reposition(self) -> float:
         """Best square reachable by a move after acting here (or staying), provocations included."""

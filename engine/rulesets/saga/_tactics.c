@@ -27,7 +27,7 @@ static PyObject *S__threat, *S__threat_fields, *S__offense_fields, *S__table, *S
     *S_width, *S_height, *S_metric, *S__aoo, *S_a, *S_first, *S_id, *S_stats, *S_speed, *S_reach, *S_pos,
     *S__sight, *S__strike, *S__threat_of, *S_estimate, *S_aoo_cost, *S__target, *S_approach, *S__approach,
     *S_reach_value, *S__melee, *S_expected_damage, *S_kill_chance, *S_alternating, *S_chebyshev, *S__geometry,
-    *S_line, *S__threats;
+    *S_line, *S__threats, *S_misc, *S_move, *S_withdraw, *S_run;
 
 typedef struct {
     PyObject *unit, *id, *field, *by_pair; /* owned */
@@ -810,12 +810,232 @@ fail:
     return NULL;
 }
 
+/* classify(legal, kinds, keep, step) -> (kinds, moves, squares): the loop of `_Turn.__init__` over the legal
+ * decisions: per decision its kind (`kinds.get(action, "misc")`), or None when pruned (a square off the lattice of
+ * `step` that is not in `keep`, when keep is not None); the moves and withdrawals; per action of the moves,
+ * withdrawals and runs (kind, [squares]) */
+static PyObject *Kernel_classify(Kernel *k, PyObject *const *args, Py_ssize_t nargs) {
+    PyObject *legal, *map, *keep, *kinds = NULL, *moves = NULL, *squares = NULL;
+    long step;
+    Py_ssize_t n, cnt;
+    (void)k;
+    if (nargs != 4 || !PyList_Check(args[0]) || !PyDict_Check(args[1]) || !PyLong_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "classify(legal: list, kinds: dict, keep, step: int)");
+        return NULL;
+    }
+    legal = args[0];
+    map = args[1];
+    keep = args[2] == Py_None ? NULL : args[2];
+    step = PyLong_AsLong(args[3]);
+    if (step <= 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "the lattice step is positive");
+        return NULL;
+    }
+    cnt = PyList_GET_SIZE(legal);
+    if (!(kinds = PyList_New(cnt)) || !(moves = PyList_New(0)) || !(squares = PyDict_New()))
+        goto fail;
+    for (n = 0; n < cnt; n++) {
+        PyObject *d = PyList_GET_ITEM(legal, n), *act, *sq, *kind;
+        if (!PyTuple_Check(d) || PyTuple_GET_SIZE(d) != 4) {
+            PyErr_SetString(PyExc_TypeError, "a decision is a 4-tuple");
+            goto fail;
+        }
+        act = PyTuple_GET_ITEM(d, 0);
+        sq = PyTuple_GET_ITEM(d, 2);
+        if (keep && sq != Py_None) {
+            int x, y;
+            if (xy(sq, &x, &y) < 0)
+                goto fail;
+            if (x % step || y % step) {
+                int has = PySequence_Contains(keep, sq);
+                if (has < 0)
+                    goto fail;
+                if (!has) {
+                    PyList_SET_ITEM(kinds, n, Py_NewRef(Py_None));
+                    continue;
+                }
+            }
+        }
+        kind = PyDict_GetItemWithError(map, act);
+        if (!kind) {
+            if (PyErr_Occurred())
+                goto fail;
+            kind = S_misc;
+        }
+        PyList_SET_ITEM(kinds, n, Py_NewRef(kind));
+        if (PyUnicode_Check(kind) && (PyUnicode_Compare(kind, S_move) == 0 || PyUnicode_Compare(kind, S_withdraw) == 0 ||
+                                      PyUnicode_Compare(kind, S_run) == 0)) {
+            PyObject *got;
+            if (PyUnicode_Compare(kind, S_run) != 0 && PyList_Append(moves, d) < 0)
+                goto fail;
+            got = PyDict_GetItemWithError(squares, act);
+            if (!got) {
+                PyObject *lst;
+                if (PyErr_Occurred() || !(lst = PyList_New(0)))
+                    goto fail;
+                got = PyTuple_Pack(2, kind, lst);
+                Py_DECREF(lst);
+                if (!got)
+                    goto fail;
+                if (PyDict_SetItem(squares, act, got) < 0) {
+                    Py_DECREF(got);
+                    goto fail;
+                }
+                Py_DECREF(got);
+            }
+            if (PyList_Append(PyTuple_GET_ITEM(got, 1), sq) < 0)
+                goto fail;
+        }
+    }
+    {
+        PyObject *out = PyTuple_Pack(3, kinds, moves, squares);
+        Py_DECREF(kinds);
+        Py_DECREF(moves);
+        Py_DECREF(squares);
+        return out;
+    }
+fail:
+    Py_XDECREF(kinds);
+    Py_XDECREF(moves);
+    Py_XDECREF(squares);
+    return NULL;
+}
+
+/* one square decision's score from its action's (base, with_attack), or the action's constant score (a float) */
+static int square_score(Kernel *k, PyObject *how, PyObject *sq, double *out) {
+    double base, ba, pv;
+    int with_attack, err = 0;
+    if (PyFloat_Check(how)) {
+        *out = PyFloat_AS_DOUBLE(how);
+        return 0;
+    }
+    if (!PyTuple_Check(how) || PyTuple_GET_SIZE(how) != 2) {
+        PyErr_SetString(PyExc_TypeError, "a square decision's constants are (base, with_attack) or a float");
+        return -1;
+    }
+    base = as_double(PyTuple_GET_ITEM(how, 0), &err);
+    if (err || (with_attack = PyObject_IsTrue(PyTuple_GET_ITEM(how, 1))) < 0)
+        return -1;
+    if (with_attack) {
+        if (best_attack(k, sq, 0, &ba) < 0)
+            return -1;
+        base += ba > 0.0 ? ba : 0.0;
+    }
+    if (pos_value(k, sq, &pv) < 0)
+        return -1;
+    *out = base + pv;
+    return 0;
+}
+
+/* scores(legal, kinds, jitter, score, square_base, constant, here) -> [(decision, score)]: the loop of
+ * `HeuristicPolicy._scores`: one `jitter()` per legal decision; pruned ones (kind None) left out; a move, withdrawal
+ * or run scored here from `square_base(action, kind)` (asked once per action); a misc decision whose action has a
+ * `constant` value scored as that plus `pos_value(here)`; anything else by `score(decision, kind)` */
+static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t nargs) {
+    PyObject *legal, *kinds, *jitter, *score, *square_base, *constant, *here, *out = NULL, *bases = NULL;
+    Py_ssize_t n, cnt;
+    double pos_here = 0.0;
+    int have_here = 0;
+    if (nargs != 7 || !PyList_Check(args[0]) || !PyList_Check(args[1]) || !PyDict_Check(args[5]) ||
+        PyList_GET_SIZE(args[0]) != PyList_GET_SIZE(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "scores(legal, kinds, jitter, score, square_base, constant: dict, here)");
+        return NULL;
+    }
+    legal = args[0];
+    kinds = args[1];
+    jitter = args[2];
+    score = args[3];
+    square_base = args[4];
+    constant = args[5];
+    here = args[6];
+    cnt = PyList_GET_SIZE(legal);
+    if (!(out = PyList_New(0)) || !(bases = PyDict_New()))
+        goto fail;
+    for (n = 0; n < cnt; n++) {
+        PyObject *d = PyList_GET_ITEM(legal, n), *kind = PyList_GET_ITEM(kinds, n), *jo, *act, *pair, *f;
+        double j, v;
+        int err = 0;
+        if (!(jo = PyObject_CallNoArgs(jitter)))
+            goto fail;
+        j = as_double(jo, &err);
+        Py_DECREF(jo);
+        if (err)
+            goto fail;
+        if (kind == Py_None)
+            continue;
+        if (!PyTuple_Check(d) || PyTuple_GET_SIZE(d) != 4 || !PyUnicode_Check(kind)) {
+            PyErr_SetString(PyExc_TypeError, "decisions are 4-tuples, kinds strings");
+            goto fail;
+        }
+        act = PyTuple_GET_ITEM(d, 0);
+        if (PyUnicode_Compare(kind, S_move) == 0 || PyUnicode_Compare(kind, S_withdraw) == 0 ||
+            PyUnicode_Compare(kind, S_run) == 0) {
+            PyObject *how = PyDict_GetItemWithError(bases, act);
+            if (how) {
+                Py_INCREF(how);
+            } else {
+                if (PyErr_Occurred() || !(how = PyObject_CallFunctionObjArgs(square_base, act, kind, NULL)))
+                    goto fail;
+                if (PyDict_SetItem(bases, act, how) < 0) {
+                    Py_DECREF(how);
+                    goto fail;
+                }
+            }
+            err = square_score(k, how, PyTuple_GET_ITEM(d, 2), &v);
+            Py_DECREF(how);
+            if (err < 0)
+                goto fail;
+        } else {
+            PyObject *c = PyUnicode_Compare(kind, S_misc) == 0 ? PyDict_GetItemWithError(constant, act) : NULL, *r;
+            if (c) {
+                v = as_double(c, &err);
+                if (err)
+                    goto fail;
+                if (!have_here) {
+                    if (pos_value(k, here, &pos_here) < 0)
+                        goto fail;
+                    have_here = 1;
+                }
+                v = v + pos_here;
+            } else {
+                if (PyErr_Occurred() || !(r = PyObject_CallFunctionObjArgs(score, d, kind, NULL)))
+                    goto fail;
+                v = as_double(r, &err);
+                Py_DECREF(r);
+                if (err)
+                    goto fail;
+            }
+        }
+        if (!(f = PyFloat_FromDouble(v + 1e-6 * j)))
+            goto fail;
+        pair = PyTuple_Pack(2, d, f);
+        Py_DECREF(f);
+        if (!pair)
+            goto fail;
+        err = PyList_Append(out, pair);
+        Py_DECREF(pair);
+        if (err < 0)
+            goto fail;
+    }
+    Py_DECREF(bases);
+    return out;
+fail:
+    Py_XDECREF(out);
+    Py_XDECREF(bases);
+    return NULL;
+}
+
 static PyMethodDef Kernel_methods[] = {
     {"pos_value", (PyCFunction)Kernel_pos_value, METH_O, "`_Turn.pos_value(pos)` (not fleeing)."},
     {"best_attack", (PyCFunction)(void (*)(void))Kernel_best_attack, METH_FASTCALL,
      "`_Turn.best_attack(pos, aimed=False)`."},
     {"move_scores", (PyCFunction)(void (*)(void))Kernel_move_scores, METH_FASTCALL,
      "move_scores(squares, base, with_attack): the scores of moves to the squares."},
+    {"classify", (PyCFunction)(void (*)(void))Kernel_classify, METH_FASTCALL,
+     "classify(legal, kinds, keep, step) -> (kinds, moves, squares by action)."},
+    {"scores", (PyCFunction)(void (*)(void))Kernel_scores, METH_FASTCALL,
+     "scores(legal, kinds, jitter, score, square_base, constant, here) -> [(decision, score)]."},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject KernelType = {
@@ -875,6 +1095,10 @@ PyMODINIT_FUNC PyInit__tactics(void) {
     INTERN(S__geometry, "_geometry")
     INTERN(S_line, "line")
     INTERN(S__threats, "_threats")
+    INTERN(S_misc, "misc")
+    INTERN(S_move, "move")
+    INTERN(S_withdraw, "withdraw")
+    INTERN(S_run, "run")
 #undef INTERN
     if (PyType_Ready(&KernelType) < 0)
         return NULL;

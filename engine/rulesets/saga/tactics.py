@@ -52,6 +52,8 @@ class SagaTactics:
     """
 
     attack_cost = "standard"
+    kinds = KINDS  # `kind(d)` is kinds.get(d.action, "misc")
+    constant_misc = {act: -1.0 for act in WASTE}  # `misc_value` of these actions, whatever the state
 
     def __init__(self, ruleset):
         self.rs = ruleset
