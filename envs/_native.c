@@ -10,7 +10,7 @@ enum { KIND_NONE = 0, KIND_SQUARE = 1, KIND_ALLY = 2, KIND_OTHER = 3 };
 
 /* attribute names, interned at import */
 static PyObject *S_pos, *S_hp, *S_max_hp, *S_down, *S_side, *S_id, *S_stats, *S_reach, *S_units, *S_grid,
-    *S_width, *S_height, *S_metric, *S_round, *S_round_limit, *S_over, *S_budget, *S_phase_index;
+    *S_width, *S_height, *S_metric, *S_round, *S_round_limit, *S_winner, *S_budget, *S_phase_index;
 
 static int as_int(PyObject *o, long *out) {
     *out = PyLong_AsLong(o);
@@ -389,8 +389,12 @@ static PyObject *encode(PyObject *self, PyObject *args) {
         long round, limit;
         int over;
         if (get_long_attr(enc, S_round, &round) || get_long_attr(enc, S_round_limit, &limit)
-            || (over = get_truth_attr(enc, S_over)) < 0 || get_long_attr(enc, S_phase_index, &phase))
+            || get_long_attr(enc, S_phase_index, &phase))
             goto fail;
+        if (!(v = PyObject_GetAttr(enc, S_winner))) /* Encounter.over, without the property's call */
+            goto fail;
+        over = v != Py_None;
+        Py_DECREF(v);
         o[0] = clip5((double)round / (double)(limit > 1 ? limit : 1));
         o[1] = over ? 1.0f : 0.0f;
         budget = PyObject_GetAttr(enc, S_budget);
@@ -643,7 +647,7 @@ PyMODINIT_FUNC PyInit__native(void) {
     INTERN(S_metric, "metric")
     INTERN(S_round, "round")
     INTERN(S_round_limit, "round_limit")
-    INTERN(S_over, "over")
+    INTERN(S_winner, "winner")
     INTERN(S_budget, "budget")
     INTERN(S_phase_index, "phase_index")
 #undef INTERN

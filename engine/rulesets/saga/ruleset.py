@@ -225,7 +225,7 @@ class SagaRuleset(Ruleset):
     # ---- legality -------------------------------------------------------------------------------------------
     def legal_actions(self, enc: Encounter, a: Unit) -> list[Decision]:
         """Every decision a may take now, END first: `legal_actions_py`, through its C mirror when built."""
-        if not any(v > 0 for v in enc.budget.values()):
+        if max(enc.budget.values(), default=0) <= 0:
             return [END]  # every action costs part of the budget (as legal_actions_py finds, more slowly)
         if _legal is not None:
             got = _legal.legal(enc, a)
@@ -1601,10 +1601,9 @@ class SagaRuleset(Ruleset):
     def threat_estimate(self, enc: Encounter, a: Unit, t: Unit) -> tuple[float, float]:
         return O.threat_estimate(enc, a, t)
 
-    def observation_parts(self, enc: Encounter, actor: Unit, units: list[Unit]) -> list[tuple[list[float], tuple | None]]:
-        """For each unit u: (unit_features(u), threat_estimate(actor, u) + threat_estimate(u, actor) when u is an
-        active unit of another side, else None), sharing the work."""
-        return O.observation_parts(enc, actor, units)
+    # (enc, actor, units) -> for each unit u: (unit_features(u), threat_estimate(actor, u) + threat_estimate(u, actor)
+    # when u is an active unit of another side, else None), sharing the work; the function itself, one call less
+    observation_parts = staticmethod(O.observation_parts)
 
     def option_label(self, d: Decision, enc: Encounter) -> str:
         a = enc.actor
