@@ -21,7 +21,7 @@ saved zip: models save and load as plain MaskablePPO models (`MaskablePPO.load` 
 """
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any
 
 import numpy as np
@@ -33,6 +33,7 @@ from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistrib
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 from stable_baselines3.common.buffers import RolloutBuffer
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.torch_layers import FlattenExtractor
 from stable_baselines3.common.utils import explained_variance, obs_as_tensor
 from stable_baselines3.common.vec_env import VecEnv
 from torch.nn import functional as F
@@ -41,19 +42,39 @@ MASKED_LOGIT = -1e8  # what sb3-contrib's MaskableCategorical puts in place of a
 
 
 # ---- the masked categorical ------------------------------------------------------------------------
+class _MaskedCategoricalStats(th.autograd.Function):
+    """log-probability of the taken actions and entropy of the masked categorical, with the gradient written
+    out (four passes over the batch x n logits instead of autograd's ten through where / log_softmax /
+    softmax / mul / sum / gather):
+        d log p_a / dz_k = [k = a] - p_k,        dH / dz_k = -p_k (log p_k + H).
+    A masked action has p_k = 0 exactly, so its logit gets no gradient, as through sb3-contrib's `where`."""
+
+    @staticmethod
+    def forward(ctx, logits: th.Tensor, masks: th.Tensor, actions: th.Tensor):  # type: ignore[override]
+        masked = th.where(masks, logits, th.tensor(MASKED_LOGIT, dtype=logits.dtype))
+        log_p = th.log_softmax(masked, dim=-1)
+        # softmax, not exp(log_p): torch's CPU exp is ~20x slower on the huge negative numbers of masked actions
+        p = th.softmax(masked, dim=-1)
+        entropy = -th.linalg.vecdot(p, log_p)  # a masked action: 0 * (-1e8) = 0
+        index = actions.long().view(-1, 1)
+        ctx.save_for_backward(p, log_p, entropy, index)
+        return log_p.gather(1, index).squeeze(1), entropy
+
+    @staticmethod
+    def backward(ctx, g_log_prob: th.Tensor, g_entropy: th.Tensor):  # type: ignore[override]
+        p, log_p, entropy, index = ctx.saved_tensors
+        grad = log_p + entropy.unsqueeze(1)
+        grad.mul_(-g_entropy.unsqueeze(1)).sub_(g_log_prob.unsqueeze(1)).mul_(p)
+        grad.scatter_add_(1, index, g_log_prob.unsqueeze(1))
+        return grad, None, None
+
+
 def masked_log_prob_entropy(logits: th.Tensor, masks: th.Tensor, actions: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
     """(log-probability of `actions`, entropy) of the categorical over `logits` (batch x n) with the
     actions where `masks` (bool, batch x n) is False masked out, as sb3-contrib's MaskableCategorical
-    computes them (masked logits -1e8; masked actions add nothing to the entropy). Differentiable.
-
-    The probabilities come from `softmax`, not `exp(log_softmax)`: torch's CPU `exp` is ~20x slower on the
-    huge negative numbers of masked actions."""
-    masked = th.where(masks, logits, th.tensor(MASKED_LOGIT, dtype=logits.dtype))
-    log_p = th.log_softmax(masked, dim=-1)
-    log_prob = log_p.gather(1, actions.long().view(-1, 1)).squeeze(1)
-    # a masked action has probability exactly 0, so it adds 0 (and no gradient) without a second `where`
-    entropy = -(th.softmax(masked, dim=-1) * log_p).sum(-1)
-    return log_prob, entropy
+    computes them (masked logits -1e8; masked actions add nothing to the entropy). Differentiable in
+    `logits` (with the gradient in closed form, `_MaskedCategoricalStats`)."""
+    return _MaskedCategoricalStats.apply(logits, masks, actions)
 
 
 def masked_sample(logits: th.Tensor, masks: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
@@ -186,6 +207,27 @@ class FastMaskablePPO(MaskablePPO):
         pi_features, vf_features = features
         return pol.mlp_extractor.forward_actor(pi_features), pol.mlp_extractor.forward_critic(vf_features)
 
+    def _acting_net(self) -> Callable[[th.Tensor], tuple[th.Tensor, th.Tensor]]:
+        """obs -> (action logits, values) without gradients, for one rollout (the weights do not change
+        during it). A plain MLP policy (flatten + Linear / ReLU / Tanh) runs on copies of its weights stored
+        transposed, which makes the small-batch products ~2x faster (MKL's x @ W for x of 32 rows and a
+        row-major W, against x @ W.T for torch's layout); anything else runs through the policy's modules."""
+        pol = self.policy
+        actor = _plain_layers([*pol.mlp_extractor.policy_net, pol.action_net])
+        critic = _plain_layers([*pol.mlp_extractor.value_net, pol.value_net])
+        if actor is None or critic is None or not all(isinstance(e, FlattenExtractor) for e in
+                                                      (pol.pi_features_extractor, pol.vf_features_extractor)):
+            def through_modules(obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+                latent_pi, latent_vf = self._latents(obs)
+                return pol.action_net(latent_pi), pol.value_net(latent_vf)
+            return through_modules
+
+        def plain(obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+            features = pol.extract_features(obs)  # preprocessing + flatten
+            pi, vf = (features, features) if pol.share_features_extractor else features
+            return _run_layers(actor, pi), _run_layers(critic, vf)
+        return plain
+
     def collect_rollouts(self, env: VecEnv, callback: BaseCallback, rollout_buffer: RolloutBuffer,
                          n_rollout_steps: int, use_masking: bool = True) -> bool:
         """MaskablePPO.collect_rollouts (same steps, callbacks, time-limit bootstrap and buffer contents),
@@ -200,14 +242,14 @@ class FastMaskablePPO(MaskablePPO):
             raise ValueError("Environment does not support action masking. Consider using ActionMasker wrapper")
         pol = self.policy
         callback.on_rollout_start()
+        with th.no_grad():
+            act = self._acting_net()
         while n_steps < n_rollout_steps:
             action_masks = vec_action_masks(env)
             with th.no_grad():
                 obs_tensor = obs_as_tensor(self._last_obs, self.device)
-                latent_pi, latent_vf = self._latents(obs_tensor)
-                values = pol.value_net(latent_vf)
-                actions_t, log_probs = masked_sample(pol.action_net(latent_pi),
-                                                     th.as_tensor(action_masks, dtype=th.bool))
+                logits, values = act(obs_tensor)
+                actions_t, log_probs = masked_sample(logits, th.as_tensor(action_masks, dtype=th.bool))
             actions = actions_t.numpy()
             new_obs, rewards, dones, infos = env.step(actions)
             self.num_timesteps += env.num_envs
@@ -301,6 +343,31 @@ class FastMaskablePPO(MaskablePPO):
         self.logger.record("train/clip_range", clip_range)
         if self.clip_range_vf is not None:
             self.logger.record("train/clip_range_vf", clip_range_vf)
+
+
+def _plain_layers(modules: list[th.nn.Module]) -> list[tuple[str, th.Tensor | None, th.Tensor | None]] | None:
+    """[(kind, weight transposed and contiguous, bias)] of a Linear / ReLU / Tanh chain, else None."""
+    out: list[tuple[str, th.Tensor | None, th.Tensor | None]] = []
+    for m in modules:
+        if isinstance(m, th.nn.Linear):
+            bias = m.bias.detach().clone() if m.bias is not None else th.zeros(m.out_features)
+            out.append(("linear", m.weight.detach().t().contiguous(), bias))
+        elif isinstance(m, (th.nn.ReLU, th.nn.Tanh)):
+            out.append((type(m).__name__, None, None))
+        else:
+            return None
+    return out
+
+
+def _run_layers(layers: list[tuple[str, th.Tensor | None, th.Tensor | None]], x: th.Tensor) -> th.Tensor:
+    for kind, w, b in layers:
+        if kind == "linear":
+            x = th.addmm(b, x, w)
+        elif kind == "ReLU":
+            x = th.relu(x)
+        else:
+            x = th.tanh(x)
+    return x
 
 
 def fuse_adam(optimizer: Any) -> None:

@@ -142,6 +142,37 @@ def test_collected_masks_are_the_envs_and_every_action_taken_is_legal():
     assert Check.checked == 64
 
 
+@pytest.mark.parametrize("activation", [torch.nn.ReLU, torch.nn.Tanh])
+def test_acting_net_computes_the_policys_logits_and_values(activation):
+    venv = _tiny_env(2)
+    model = FastMaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=16, seed=0,
+                            policy_kwargs={"net_arch": dict(pi=[32, 16], vf=[24]), "activation_fn": activation})
+    obs = torch.as_tensor(np.stack([venv.reset()[0], np.random.default_rng(0).random(venv.observation_space.shape)]),
+                          dtype=torch.float32)
+    with torch.no_grad():
+        logits, values = model._acting_net()(obs)
+        latent_pi, latent_vf = model.policy.mlp_extractor(model.policy.extract_features(obs))
+        torch.testing.assert_close(logits, model.policy.action_net(latent_pi), rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(values, model.policy.predict_values(obs), rtol=1e-5, atol=1e-5)
+
+
+def test_rollouts_act_with_the_current_weights():
+    """After updates, what a rollout stores (values, log-probabilities) is what the updated policy gives."""
+    venv = _tiny_env(2)
+    model = FastMaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=16, n_epochs=2, seed=0, learning_rate=1e-2,
+                            policy_kwargs={"net_arch": [16]})
+    model.learn(64)  # two rollouts, two updates
+    _, callback = model._setup_learn(32, reset_num_timesteps=False)
+    assert model.collect_rollouts(venv, callback, model.rollout_buffer, 16)
+    b = model.rollout_buffer
+    obs = torch.as_tensor(b.observations.reshape(-1, *b.obs_shape))
+    with torch.no_grad():
+        values, log_prob, _ = model.policy.evaluate_actions(obs, torch.as_tensor(b.actions.reshape(-1)),
+                                                            torch.as_tensor(b.action_masks.reshape(len(obs), -1)))
+    torch.testing.assert_close(torch.as_tensor(b.values.reshape(-1)), values.flatten(), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(torch.as_tensor(b.log_probs.reshape(-1)), log_prob, rtol=1e-5, atol=1e-5)
+
+
 def _same_start(seed=0):
     """A MaskablePPO and a FastMaskablePPO with the same weights and optimizer, and one filled buffer."""
     venv = _tiny_env()
