@@ -130,3 +130,37 @@ def test_without_the_c_module_the_python_path_plays(monkeypatch):
     monkeypatch.setattr(T, "_native", None)
     assert H._Turn(b, H.tactics_for(RS), native=True).k is None
     assert H.HeuristicPolicy(0).explain(b) == want
+
+
+def test_distance_fields_alike():
+    """`_native.distance_field` gives `_distance_field`'s steps (doors closed and open, random starts)."""
+    tac = T.make(RS)
+    rng = random.Random(4)
+    n = 0
+    for k in range(40):
+        enc = _encounter(k, 9, rng) if k % 4 else load_encounter(FILES[k % len(FILES)], RS)
+        g = enc.grid
+        doors = [i for i, t in enumerate(g.terrain) if t == "door"]
+        if doors and rng.random() < 0.5:
+            g.open_doors.add(rng.choice(doors))
+        starts = [u.pos for u in enc.units if rng.random() < 0.6] or [enc.units[0].pos]
+        want = T._distance_field(g, starts, tac.step_costs(g))
+        assert tac.distance_field(g, starts) == want
+        n += sum(0 < d < 99 for d in want)
+    assert n > 2000
+
+
+def test_sight_lines_the_c_kernel_traced_are_the_python_ones():
+    """Every sight line in the tactics' tables after native play (the kernel traces the ones it lacks) is
+    `SagaTactics.sight` of a fresh table."""
+    native = H.HeuristicPolicy(2)
+    checked = 0
+    for b in _states(12, seed=8):
+        if len(b.legal()) > 1:
+            native.choose(b)
+        g = b.enc.grid
+        table = H.tactics_for(RS).sight_table(g)
+        for (i, j), got in list(table.items())[:200]:
+            assert got == T.SagaTactics.sight(g, {}, i, j), (i, j)
+            checked += 1
+    assert checked > 5000

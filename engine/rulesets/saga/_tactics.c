@@ -27,22 +27,49 @@ static PyObject *S__threat, *S__threat_fields, *S__offense_fields, *S__table, *S
     *S_width, *S_height, *S_metric, *S__aoo, *S_a, *S_first, *S_id, *S_stats, *S_speed, *S_reach, *S_pos,
     *S__sight, *S__strike, *S__threat_of, *S_estimate, *S_aoo_cost, *S__target, *S_approach, *S__approach,
     *S_reach_value, *S__melee, *S_expected_damage, *S_kill_chance, *S_alternating, *S_chebyshev, *S__geometry,
-    *S_line, *S__threats, *S_misc, *S_move, *S_withdraw, *S_run;
+    *S_line, *S__threats, *S_line_codes, *S_misc, *S_move, *S_withdraw, *S_run;
+
+/* A field's values by slot (a square, or a square and whether aimed) in C, kept in the field's dict under the key
+ * None (the Python path keys it by squares only): a bytearray of a count, a code per slot (0: not known yet, else
+ * 1 + the index of its value in the table) and a table of up to TABLE_MAX distinct values of `stride` doubles (few
+ * distinct values: they depend on the squares only through the sight line between them). */
+#define TABLE_MAX 250
+typedef struct {
+    PyObject *obj; /* owned */
+    long long *count;
+    unsigned char *codes;
+    double *table;
+    int stride;
+} Coded;
 
 typedef struct {
     PyObject *unit, *id, *field, *by_pair; /* owned */
     int ei, x, y;
+    Coded coded;
+    int have_target; /* the target constants of `_Turn._target`, read once */
+    double hp, kill, weight;
 } Foe;
+
+typedef struct {
+    int x, y, foe; /* the offense foe it is, or -1 */
+    double ed, kc;
+    PyObject *unit, *est; /* borrowed from the view's reach list, which the kernel keeps */
+} Reach;
 
 typedef struct {
     PyObject_HEAD
     PyObject *turn, *view, *pos_memo, *off_memo, *targets, *threat_memo, *table, *aoo, *actor, *melee_n;
     PyObject *approach, *melee_list; /* lazily: the view's approach field and (enemy, estimate) reach list */
     PyObject *threats;                /* lazily: the view's squares where enemies take attacks of opportunity */
+    PyObject *codes;                  /* lazily: the view's line codes (bytes, a code per square), or None */
     Foe *threat, *offense;
-    int n_threat, n_offense, armed, limit, w, h, metric;
+    int n_threat, n_offense, armed, limit, w, h, metric, n_reach;
     double threat_weight, next_turn_share, approach_pull, close_in;
     unsigned char *occupied;
+    PyObject *pos_obj, *off_obj; /* the memos' arrays (NaN: not known yet), kept in the memo dicts under None */
+    double *pos_arr, *off_arr;
+    double *threat_arr, *aoo_arr; /* this view's: NaN until known */
+    Reach *reach;
 } Kernel;
 
 static int dist(const Kernel *k, int ax, int ay, int bx, int by) {
@@ -78,6 +105,75 @@ static double as_double(PyObject *o, int *err) {
     return v;
 }
 
+/* the Coded array of `dict` (made on first use, or when one of another size is there) */
+static int coded_open(PyObject *dict, Py_ssize_t slots, int stride, Coded *c) {
+    Py_ssize_t pad = (slots + 7) & ~(Py_ssize_t)7, size = 8 + pad + (Py_ssize_t)TABLE_MAX * stride * 8;
+    PyObject *got = PyDict_GetItemWithError(dict, Py_None);
+    char *base;
+    if (got && PyByteArray_CheckExact(got) && PyByteArray_GET_SIZE(got) == size) {
+        Py_INCREF(got);
+    } else {
+        if (PyErr_Occurred() || !(got = PyByteArray_FromStringAndSize(NULL, size)))
+            return -1;
+        memset(PyByteArray_AS_STRING(got), 0, (size_t)(8 + pad));
+        if (PyDict_SetItem(dict, Py_None, got) < 0) {
+            Py_DECREF(got);
+            return -1;
+        }
+    }
+    c->obj = got;
+    base = PyByteArray_AS_STRING(got);
+    c->count = (long long *)base;
+    c->codes = (unsigned char *)base + 8;
+    c->table = (double *)(base + 8 + pad);
+    c->stride = stride;
+    return 0;
+}
+
+/* the table entry of slot s, or NULL when not known */
+static inline const double *coded_get(const Coded *c, Py_ssize_t s) {
+    unsigned char code = c->codes[s];
+    return code ? c->table + (Py_ssize_t)(code - 1) * c->stride : NULL;
+}
+
+/* slot s has the value v (stride doubles); a full table keeps the slot unknown */
+static void coded_put(Coded *c, Py_ssize_t s, const double *v) {
+    long long n;
+    size_t bytes = (size_t)c->stride * sizeof(double);
+    for (n = 0; n < *c->count; n++)
+        if (memcmp(c->table + n * c->stride, v, bytes) == 0) {
+            c->codes[s] = (unsigned char)(n + 1);
+            return;
+        }
+    if (n >= TABLE_MAX)
+        return;
+    memcpy(c->table + n * c->stride, v, bytes);
+    *c->count = n + 1;
+    c->codes[s] = (unsigned char)(n + 1);
+}
+
+/* the array of n doubles of a memo dict (NaN: not known), made on first use */
+static double *memo_array(PyObject *dict, Py_ssize_t n, PyObject **obj) {
+    PyObject *got = PyDict_GetItemWithError(dict, Py_None);
+    Py_ssize_t k;
+    double *arr;
+    if (got && PyByteArray_CheckExact(got) && PyByteArray_GET_SIZE(got) == n * (Py_ssize_t)sizeof(double)) {
+        *obj = Py_NewRef(got);
+        return (double *)PyByteArray_AS_STRING(got);
+    }
+    if (PyErr_Occurred() || !(got = PyByteArray_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(double))))
+        return NULL;
+    arr = (double *)PyByteArray_AS_STRING(got);
+    for (k = 0; k < n; k++)
+        arr[k] = Py_NAN;
+    if (PyDict_SetItem(dict, Py_None, got) < 0) {
+        Py_DECREF(got);
+        return NULL;
+    }
+    *obj = got;
+    return arr;
+}
+
 static void clear_foes(Foe *f, int n) {
     int k;
     if (!f)
@@ -87,6 +183,7 @@ static void clear_foes(Foe *f, int n) {
         Py_XDECREF(f[k].id);
         Py_XDECREF(f[k].field);
         Py_XDECREF(f[k].by_pair);
+        Py_XDECREF(f[k].coded.obj);
     }
     PyMem_Free(f);
 }
@@ -157,15 +254,20 @@ static int Kernel_traverse(Kernel *k, visitproc visit, void *arg) {
     Py_VISIT(k->approach);
     Py_VISIT(k->melee_list);
     Py_VISIT(k->threats);
+    Py_VISIT(k->codes);
+    Py_VISIT(k->pos_obj);
+    Py_VISIT(k->off_obj);
     for (n = 0; k->threat && n < k->n_threat; n++) {
         Py_VISIT(k->threat[n].unit);
         Py_VISIT(k->threat[n].field);
         Py_VISIT(k->threat[n].by_pair);
+        Py_VISIT(k->threat[n].coded.obj);
     }
     for (n = 0; k->offense && n < k->n_offense; n++) {
         Py_VISIT(k->offense[n].unit);
         Py_VISIT(k->offense[n].field);
         Py_VISIT(k->offense[n].by_pair);
+        Py_VISIT(k->offense[n].coded.obj);
     }
     return 0;
 }
@@ -184,6 +286,11 @@ static int Kernel_clear(Kernel *k) {
     Py_CLEAR(k->approach);
     Py_CLEAR(k->melee_list);
     Py_CLEAR(k->threats);
+    Py_CLEAR(k->codes);
+    Py_CLEAR(k->pos_obj);
+    Py_CLEAR(k->off_obj);
+    k->pos_arr = k->off_arr = NULL;
+    k->n_reach = 0;
     clear_foes(k->threat, k->n_threat);
     clear_foes(k->offense, k->n_offense);
     k->threat = k->offense = NULL;
@@ -195,6 +302,9 @@ static void Kernel_dealloc(Kernel *k) {
     PyObject_GC_UnTrack(k);
     Kernel_clear(k);
     PyMem_Free(k->occupied);
+    PyMem_Free(k->threat_arr);
+    PyMem_Free(k->aoo_arr);
+    PyMem_Free(k->reach);
     Py_TYPE(k)->tp_free((PyObject *)k);
 }
 
@@ -256,11 +366,26 @@ static PyObject *Kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     k->metric = PyUnicode_Check(metric) && PyUnicode_Compare(metric, S_alternating) == 0   ? 0
                 : PyUnicode_Check(metric) && PyUnicode_Compare(metric, S_chebyshev) == 0 ? 1
                                                                                           : 2;
-    if (w <= 0 || h <= 0 || !(k->occupied = PyMem_Calloc((size_t)(w * h), 1))) {
+    if (w <= 0 || h <= 0 || !(k->occupied = PyMem_Calloc((size_t)(w * h), 1)) ||
+        !(k->threat_arr = PyMem_Malloc(sizeof(double) * (size_t)(w * h))) ||
+        !(k->aoo_arr = PyMem_Malloc(sizeof(double) * (size_t)(w * h)))) {
         if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "an empty map");
+            PyErr_NoMemory();
         goto fail;
     }
+    for (p = 0; p < w * h; p++)
+        k->threat_arr[p] = k->aoo_arr[p] = Py_NAN;
+    p = 0;
+    if (!(k->pos_arr = memo_array(pos_memo, w * h, &k->pos_obj)) ||
+        !(k->off_arr = memo_array(off_memo, 2 * w * h, &k->off_obj)))
+        goto fail;
+    for (p = 0; p < k->n_threat; p++)
+        if (coded_open(k->threat[p].field, w * h, 1, &k->threat[p].coded) < 0)
+            goto fail;
+    for (p = 0; p < k->n_offense; p++)
+        if (coded_open(k->offense[p].field, 2 * w * h, 4, &k->offense[p].coded) < 0)
+            goto fail;
+    p = 0;
     if (!(tmp = PyObject_GetAttr(view, S_occupied)))
         goto fail;
     if (!PyDict_Check(tmp)) {
@@ -314,74 +439,100 @@ fail:
     return NULL;
 }
 
-/* the sight tuple of the view's table between flat squares i and j (a new reference) */
+/* the sight tuple (line of sight, line of effect, cover bonus, distance) of the view's table between flat squares
+ * i and j (a new reference): `SagaTactics.sight`, traced here over the view's line codes (`Grid.sight`'s: 4 blocks
+ * sight and effect, 3 effect only, 2 heavy cover, 1 low cover) when it is not in the table */
 static PyObject *sight(Kernel *k, int i, int j) {
+    static const long COVER_BONUS[3] = {0, 5, 10};
     PyObject *key, *got;
-    int lo = i <= j ? i : j, hi = i <= j ? j : i;
+    int lo = i <= j ? i : j, hi = i <= j ? j : i, buf[LINE_CAP], cnt, n, los = 1, loe = 1, cover = 0, size = k->w * k->h;
+    const unsigned char *codes;
     if (!(key = Py_BuildValue("(ii)", lo, hi)))
         return NULL;
     got = PyDict_GetItemWithError(k->table, key);
-    Py_DECREF(key);
-    if (got)
-        return Py_NewRef(got);
-    if (PyErr_Occurred())
+    if (got || PyErr_Occurred()) {
+        Py_DECREF(key);
+        return got ? Py_NewRef(got) : NULL;
+    }
+    if (!k->codes && !(k->codes = PyObject_CallMethodNoArgs(k->view, S_line_codes))) {
+        Py_DECREF(key);
         return NULL;
-    return PyObject_CallMethod(k->view, "_sight", "ii", i, j);
+    }
+    cnt = PyBytes_CheckExact(k->codes) && PyBytes_GET_SIZE(k->codes) == size
+              ? trace_line(k->w, hi % k->w - lo % k->w, hi / k->w - lo / k->w, buf, LINE_CAP)
+              : -1;
+    if (cnt < 0 || lo < 0 || hi >= size) {
+        Py_DECREF(key);
+        return PyObject_CallMethod(k->view, "_sight", "ii", i, j);
+    }
+    codes = (const unsigned char *)PyBytes_AS_STRING(k->codes);
+    for (n = 0; n < cnt; n++) {
+        unsigned char c = codes[lo + buf[n]];
+        if (c == 4)
+            los = loe = 0;
+        else if (c == 3)
+            loe = 0;
+        else if (c == 2)
+            cover = 2;
+        else if (c && cover == 0)
+            cover = 1;
+    }
+    got = Py_BuildValue("(OOli)", los ? Py_True : Py_False, loe ? Py_True : Py_False, COVER_BONUS[cover],
+                        dist(k, lo % k->w, lo / k->w, hi % k->w, hi / k->w));
+    if (!got || PyDict_SetItem(k->table, key, got) < 0) {
+        Py_DECREF(key);
+        Py_XDECREF(got);
+        return NULL;
+    }
+    Py_DECREF(key);
+    return got;
 }
 
 /* `_View.threat(pos)` */
 static int threat(Kernel *k, PyObject *pos, int i, double *out) {
-    PyObject *got = PyDict_GetItemWithError(k->threat_memo, pos), *res;
     double sum = 0.0;
     int n, err = 0;
-    if (got) {
-        *out = as_double(got, &err);
-        return err ? -1 : 0;
+    if (!Py_IS_NAN(k->threat_arr[i])) {
+        *out = k->threat_arr[i];
+        return 0;
     }
-    if (PyErr_Occurred())
-        return -1;
     for (n = 0; n < k->n_threat; n++) {
         Foe *f = &k->threat[n];
-        PyObject *v = PyDict_GetItemWithError(f->field, pos);
+        const double *known = coded_get(&f->coded, i);
+        PyObject *v, *pk;
+        double x;
+        if (known) {
+            sum += *known;
+            continue;
+        }
+        /* a threat depends on the squares only through the sight line between them */
+        if (!(pk = sight(k, f->ei, i)))
+            return -1;
+        v = PyDict_GetItemWithError(f->by_pair, pk);
         if (v) {
             Py_INCREF(v);
-        } else {
-            PyObject *pk;
-            if (PyErr_Occurred() || !(pk = sight(k, f->ei, i)))
-                return -1;
-            v = PyDict_GetItemWithError(f->by_pair, pk);
-            if (v) {
-                Py_INCREF(v);
-            } else if (PyErr_Occurred() ||
-                       !(v = PyObject_CallMethodObjArgs(k->view, S__threat_of, f->unit, pos, NULL)) ||
-                       PyDict_SetItem(f->by_pair, pk, v) < 0) {
-                Py_DECREF(pk);
-                Py_XDECREF(v);
-                return -1;
-            }
+        } else if (PyErr_Occurred() || !(v = PyObject_CallMethodObjArgs(k->view, S__threat_of, f->unit, pos, NULL)) ||
+                   PyDict_SetItem(f->by_pair, pk, v) < 0) {
             Py_DECREF(pk);
-            if (PyDict_SetItem(f->field, pos, v) < 0) {
-                Py_DECREF(v);
-                return -1;
-            }
+            Py_XDECREF(v);
+            return -1;
         }
-        sum += as_double(v, &err);
+        Py_DECREF(pk);
+        x = as_double(v, &err);
         Py_DECREF(v);
         if (err)
             return -1;
+        coded_put(&f->coded, i, &x);
+        sum += x;
     }
-    if (!(res = PyFloat_FromDouble(sum)))
-        return -1;
-    n = PyDict_SetItem(k->threat_memo, pos, res);
-    Py_DECREF(res);
+    k->threat_arr[i] = sum;
     *out = sum;
-    return n;
+    return 0;
 }
 
-/* `_Turn.value(t, est)` with the target's constants from the turn (`_Turn._target` fills them) */
-static int value(Kernel *k, PyObject *unit, PyObject *id, PyObject *est, double *out) {
-    PyObject *c = PyDict_GetItemWithError(k->targets, id), *ed_o, *kc_o;
-    double hp, kill, w, ed, kc, m;
+/* the target constants (hp, worth of a kill, weight) of `_Turn._target(unit)`, through the turn's dict */
+static int target_constants(Kernel *k, PyObject *unit, PyObject *id, double *hp, double *kill, double *w) {
+    PyObject *c = PyDict_GetItemWithError(k->targets, id);
     int err = 0;
     if (c) {
         Py_INCREF(c);
@@ -393,21 +544,45 @@ static int value(Kernel *k, PyObject *unit, PyObject *id, PyObject *est, double 
         PyErr_SetString(PyExc_TypeError, "target constants are triples");
         return -1;
     }
-    hp = as_double(PyTuple_GET_ITEM(c, 0), &err);
-    kill = as_double(PyTuple_GET_ITEM(c, 1), &err);
-    w = as_double(PyTuple_GET_ITEM(c, 2), &err);
+    *hp = as_double(PyTuple_GET_ITEM(c, 0), &err);
+    *kill = as_double(PyTuple_GET_ITEM(c, 1), &err);
+    *w = as_double(PyTuple_GET_ITEM(c, 2), &err);
     Py_DECREF(c);
-    if (err)
+    return err ? -1 : 0;
+}
+
+/* an estimate's (expected damage, kill chance) */
+static int est_figures(PyObject *est, double *ed, double *kc) {
+    PyObject *o;
+    int err = 0;
+    if (!(o = PyObject_GetAttr(est, S_expected_damage)))
         return -1;
-    if (!(ed_o = PyObject_GetAttr(est, S_expected_damage)))
+    *ed = as_double(o, &err);
+    Py_DECREF(o);
+    if (err || !(o = PyObject_GetAttr(est, S_kill_chance)))
         return -1;
-    ed = as_double(ed_o, &err);
-    Py_DECREF(ed_o);
-    if (!(kc_o = PyObject_GetAttr(est, S_kill_chance)))
-        return -1;
-    kc = as_double(kc_o, &err);
-    Py_DECREF(kc_o);
-    if (err)
+    *kc = as_double(o, &err);
+    Py_DECREF(o);
+    return err ? -1 : 0;
+}
+
+/* `_Turn.value` of an estimate of (ed, kc) on offense foe f */
+static int foe_value(Kernel *k, Foe *f, double ed, double kc, double *out) {
+    double m;
+    if (!f->have_target) {
+        if (target_constants(k, f->unit, f->id, &f->hp, &f->kill, &f->weight) < 0)
+            return -1;
+        f->have_target = 1;
+    }
+    m = f->hp < ed ? f->hp : ed; /* min(ed, hp) */
+    *out = (m + kc * f->kill) * f->weight;
+    return 0;
+}
+
+/* `_Turn.value(t, est)` with the target's constants from the turn (`_Turn._target` fills them) */
+static int value(Kernel *k, PyObject *unit, PyObject *id, PyObject *est, double *out) {
+    double hp, kill, w, ed, kc, m;
+    if (target_constants(k, unit, id, &hp, &kill, &w) < 0 || est_figures(est, &ed, &kc) < 0)
         return -1;
     m = hp < ed ? hp : ed; /* min(ed, hp) */
     *out = (m + kc * kill) * w;
@@ -456,8 +631,13 @@ static int line_blocked(Kernel *k, int i, int j) {
 
 /* `_View.aoo_cost(pos)`: 0.0 on a square no enemy threatens, else the view's answer */
 static int aoo_cost(Kernel *k, PyObject *pos, int i, double *out) {
-    PyObject *c = PyDict_GetItemWithError(k->aoo, pos);
+    PyObject *c;
     int err = 0;
+    if (!Py_IS_NAN(k->aoo_arr[i])) {
+        *out = k->aoo_arr[i];
+        return 0;
+    }
+    c = PyDict_GetItemWithError(k->aoo, pos);
     if (!c && PyErr_Occurred())
         return -1;
     if (!c && k->threats) {
@@ -470,7 +650,7 @@ static int aoo_cost(Kernel *k, PyObject *pos, int i, double *out) {
         if (has < 0)
             return -1;
         if (!has) {
-            *out = 0.0;
+            *out = k->aoo_arr[i] = 0.0;
             return 0;
         }
     }
@@ -493,125 +673,117 @@ static int aoo_cost(Kernel *k, PyObject *pos, int i, double *out) {
     }
     *out = as_double(c, &err);
     Py_DECREF(c);
-    return err ? -1 : 0;
+    if (err)
+        return -1;
+    k->aoo_arr[i] = *out;
+    return 0;
+}
+
+/* a strike of the actor on foe f from flat square i: [1 (none) or 2, ranged, expected damage, kill chance] */
+static int strike(Kernel *k, Foe *f, PyObject *pos, int i, int aimed, double out[4]) {
+    PyObject *aim = aimed ? Py_True : Py_False, *pk, *pk2, *st;
+    const double *known = coded_get(&f->coded, (Py_ssize_t)aimed * k->w * k->h + i);
+    int ranged;
+    if (known) {
+        memcpy(out, known, 4 * sizeof(double));
+        return 0;
+    }
+    /* a strike depends on the squares only through the sight line between them */
+    if (!(pk = sight(k, i, f->ei)))
+        return -1;
+    pk2 = PyTuple_Pack(2, pk, aim);
+    Py_DECREF(pk);
+    if (!pk2)
+        return -1;
+    st = PyDict_GetItemWithError(f->by_pair, pk2);
+    if (st) {
+        Py_INCREF(st);
+    } else if (PyErr_Occurred() || !(st = PyObject_CallMethodObjArgs(k->view, S__strike, f->unit, pos, aim, NULL)) ||
+               PyDict_SetItem(f->by_pair, pk2, st) < 0) {
+        Py_DECREF(pk2);
+        Py_XDECREF(st);
+        return -1;
+    }
+    Py_DECREF(pk2);
+    memset(out, 0, 4 * sizeof(double));
+    out[0] = 1.0;
+    if (st != Py_None) {
+        if (!PyTuple_Check(st) || PyTuple_GET_SIZE(st) != 2) {
+            Py_DECREF(st);
+            PyErr_SetString(PyExc_TypeError, "a strike is (estimate, ranged)");
+            return -1;
+        }
+        if ((ranged = PyObject_IsTrue(PyTuple_GET_ITEM(st, 1))) < 0 ||
+            est_figures(PyTuple_GET_ITEM(st, 0), &out[2], &out[3]) < 0) {
+            Py_DECREF(st);
+            return -1;
+        }
+        out[0] = 2.0;
+        out[1] = ranged;
+    }
+    Py_DECREF(st);
+    coded_put(&f->coded, (Py_ssize_t)aimed * k->w * k->h + i, out);
+    return 0;
 }
 
 /* `_Turn.best_attack(pos, aimed)` over `_View.offense(pos, aimed)` */
 static int best_attack(Kernel *k, PyObject *pos, int aimed, double *out) {
-    PyObject *aim = aimed ? Py_True : Py_False, *key, *got, *res;
     double best = 0.0;
-    int x, y, i, n, err = 0;
-    if (!(key = PyTuple_Pack(2, pos, aim)))
+    int x, y, i, n;
+    if (xy(pos, &x, &y) < 0)
         return -1;
-    got = PyDict_GetItemWithError(k->off_memo, key);
-    if (got) {
-        Py_DECREF(key);
-        *out = as_double(got, &err);
-        return err ? -1 : 0;
+    if (x < 0 || y < 0 || x >= k->w || y >= k->h) {
+        PyErr_SetString(PyExc_IndexError, "a square off the map");
+        return -1;
     }
-    if (PyErr_Occurred() || xy(pos, &x, &y) < 0)
-        goto fail;
     i = y * k->w + x;
+    if (!Py_IS_NAN(k->off_arr[aimed * k->w * k->h + i])) {
+        *out = k->off_arr[aimed * k->w * k->h + i];
+        return 0;
+    }
     for (n = 0; k->armed && n < k->n_offense; n++) {
         Foe *f = &k->offense[n];
-        PyObject *st = PyDict_GetItemWithError(f->field, key), *est;
-        double cost = 0.0, v, ed;
-        int ranged;
-        if (st) {
-            Py_INCREF(st);
-        } else {
-            PyObject *pk, *pk2;
-            if (PyErr_Occurred() || !(pk = sight(k, i, f->ei)))
-                goto fail;
-            pk2 = PyTuple_Pack(2, pk, aim);
-            Py_DECREF(pk);
-            if (!pk2)
-                goto fail;
-            st = PyDict_GetItemWithError(f->by_pair, pk2);
-            if (st) {
-                Py_INCREF(st);
-            } else if (PyErr_Occurred() ||
-                       !(st = PyObject_CallMethodObjArgs(k->view, S__strike, f->unit, pos, aim, NULL)) ||
-                       PyDict_SetItem(f->by_pair, pk2, st) < 0) {
-                Py_DECREF(pk2);
-                Py_XDECREF(st);
-                goto fail;
-            }
-            Py_DECREF(pk2);
-            if (PyDict_SetItem(f->field, key, st) < 0) {
-                Py_DECREF(st);
-                goto fail;
-            }
-        }
-        if (st == Py_None) {
-            Py_DECREF(st);
+        double st[4], cost = 0.0, ed, kc, v;
+        if (strike(k, f, pos, i, aimed, st) < 0)
+            return -1;
+        if (st[0] == 1.0)
             continue;
-        }
-        if (!PyTuple_Check(st) || PyTuple_GET_SIZE(st) != 2) {
-            Py_DECREF(st);
-            PyErr_SetString(PyExc_TypeError, "a strike is (estimate, ranged)");
-            goto fail;
-        }
-        est = Py_NewRef(PyTuple_GET_ITEM(st, 0));
-        ranged = PyObject_IsTrue(PyTuple_GET_ITEM(st, 1));
-        Py_DECREF(st);
-        if (ranged < 0) {
-            Py_DECREF(est);
-            goto fail;
-        }
-        if (ranged) {
+        ed = st[2];
+        kc = st[3];
+        if (st[1] != 0.0) {
             int blocked = line_blocked(k, i, f->ei);
-            if (blocked < 0) {
-                Py_DECREF(est);
-                goto fail;
-            }
-            if (blocked) {
-                PyObject *epos;
-                Py_DECREF(est);
+            if (blocked < 0)
+                return -1;
+            if (blocked) { /* someone in the line of fire: the melee weapon, next to the target */
+                PyObject *epos, *est;
+                int r;
                 if (k->melee_n == Py_None || dist(k, x, y, f->x, f->y) > 1)
                     continue;
                 if (!(epos = PyObject_GetAttr(f->unit, S_pos)))
-                    goto fail;
+                    return -1;
                 est = PyObject_CallMethodObjArgs(k->view, S_estimate, k->actor, f->unit, k->melee_n, pos, epos, NULL);
                 Py_DECREF(epos);
                 if (!est)
-                    goto fail;
-            } else if (aoo_cost(k, pos, i, &cost) < 0) {
+                    return -1;
+                r = est_figures(est, &ed, &kc);
                 Py_DECREF(est);
-                goto fail;
+                if (r < 0)
+                    return -1;
+            } else if (aoo_cost(k, pos, i, &cost) < 0) {
+                return -1;
             }
-        }
-        if (!(got = PyObject_GetAttr(est, S_expected_damage))) {
-            Py_DECREF(est);
-            goto fail;
-        }
-        ed = as_double(got, &err);
-        Py_DECREF(got);
-        if (err) {
-            Py_DECREF(est);
-            goto fail;
         }
         if (ed > 0) {
-            if (value(k, f->unit, f->id, est, &v) < 0) {
-                Py_DECREF(est);
-                goto fail;
-            }
+            if (foe_value(k, f, ed, kc, &v) < 0)
+                return -1;
             v = v - cost;
             if (v > best)
                 best = v;
         }
-        Py_DECREF(est);
     }
-    if (!(res = PyFloat_FromDouble(best)))
-        goto fail;
-    n = PyDict_SetItem(k->off_memo, key, res);
-    Py_DECREF(res);
-    Py_DECREF(key);
+    k->off_arr[aimed * k->w * k->h + i] = best;
     *out = best;
-    return n;
-fail:
-    Py_DECREF(key);
-    return -1;
+    return 0;
 }
 
 /* `_View.approach(pos)`: the field read directly once the view has made it */
@@ -649,7 +821,7 @@ static int reach_best(Kernel *k, PyObject *pos, int x, int y, int i, double *out
     if (k->melee_n == Py_None)
         return 0;
     if (!k->melee_list) {
-        /* the first time: the view builds its reach list (and approach field); use its answer as it is */
+        /* the first time: the view builds its reach list (and approach field); its answer is used as it is */
         PyObject *lst = PyObject_CallMethodObjArgs(k->view, S_reach_value, pos, NULL), *ml;
         if (!lst)
             return -1;
@@ -686,35 +858,56 @@ static int reach_best(Kernel *k, PyObject *pos, int x, int y, int i, double *out
             return -1;
         }
         k->melee_list = ml;
+        if (!(k->reach = PyMem_Calloc(PyList_GET_SIZE(ml) + 1, sizeof(Reach)))) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (n = 0; n < PyList_GET_SIZE(ml); n++) {
+            PyObject *t = PyList_GET_ITEM(ml, n), *epos;
+            Reach *r = &k->reach[n];
+            int m, bad;
+            if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2) {
+                PyErr_SetString(PyExc_TypeError, "reach entries are (unit, estimate)");
+                return -1;
+            }
+            r->unit = PyTuple_GET_ITEM(t, 0);
+            r->est = PyTuple_GET_ITEM(t, 1);
+            if (!(epos = PyObject_GetAttr(r->unit, S_pos)))
+                return -1;
+            bad = xy(epos, &r->x, &r->y) < 0;
+            Py_DECREF(epos);
+            if (bad || est_figures(r->est, &r->ed, &r->kc) < 0)
+                return -1;
+            r->foe = -1;
+            for (m = 0; m < k->n_offense; m++)
+                if (k->offense[m].unit == r->unit)
+                    r->foe = m;
+        }
+        k->n_reach = (int)PyList_GET_SIZE(ml);
         return 0;
     }
     if (approach(k, pos, i, &steps) < 0)
         return -1;
     if (steps > k->limit)
         return 0;
-    for (n = 0; n < PyList_GET_SIZE(k->melee_list); n++) {
-        PyObject *t = PyList_GET_ITEM(k->melee_list, n), *e, *epos, *id;
-        int ex, ey, r;
+    for (n = 0; n < k->n_reach; n++) {
+        Reach *r = &k->reach[n];
         double v;
-        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2) {
-            PyErr_SetString(PyExc_TypeError, "reach entries are (unit, estimate)");
-            return -1;
-        }
-        e = PyTuple_GET_ITEM(t, 0);
-        if (!(epos = PyObject_GetAttr(e, S_pos)))
-            return -1;
-        r = xy(epos, &ex, &ey);
-        Py_DECREF(epos);
-        if (r < 0)
-            return -1;
-        if (dist(k, x, y, ex, ey) > k->limit)
+        if (dist(k, x, y, r->x, r->y) > k->limit)
             continue;
-        if (!(id = PyObject_GetAttr(e, S_id)))
-            return -1;
-        r = value(k, e, id, PyTuple_GET_ITEM(t, 1), &v);
-        Py_DECREF(id);
-        if (r < 0)
-            return -1;
+        if (r->foe >= 0) {
+            if (foe_value(k, &k->offense[r->foe], r->ed, r->kc, &v) < 0)
+                return -1;
+        } else {
+            PyObject *id = PyObject_GetAttr(r->unit, S_id);
+            int bad;
+            if (!id)
+                return -1;
+            bad = value(k, r->unit, id, r->est, &v) < 0;
+            Py_DECREF(id);
+            if (bad)
+                return -1;
+        }
         if (v > *out)
             *out = v;
     }
@@ -723,32 +916,32 @@ static int reach_best(Kernel *k, PyObject *pos, int x, int y, int i, double *out
 
 /* `_Turn.pos_value(pos)` for a unit that is not fleeing */
 static int pos_value(Kernel *k, PyObject *pos, double *out) {
-    PyObject *got = PyDict_GetItemWithError(k->pos_memo, pos), *res;
     double th, shot, melee, later, val;
-    int x, y, i, err = 0;
-    if (got) {
-        *out = as_double(got, &err);
-        return err ? -1 : 0;
-    }
-    if (PyErr_Occurred() || xy(pos, &x, &y) < 0)
+    int x, y, i;
+    if (xy(pos, &x, &y) < 0)
         return -1;
+    if (x < 0 || y < 0 || x >= k->w || y >= k->h) {
+        PyErr_SetString(PyExc_IndexError, "a square off the map");
+        return -1;
+    }
     i = y * k->w + x;
+    if (!Py_IS_NAN(k->pos_arr[i])) {
+        *out = k->pos_arr[i];
+        return 0;
+    }
     if (threat(k, pos, i, &th) < 0 || best_attack(k, pos, 0, &shot) < 0 || reach_best(k, pos, x, y, i, &melee) < 0)
         return -1;
     later = shot >= melee ? shot : melee;
     val = -k->threat_weight * th + k->next_turn_share * later;
-    if (later <= 0 || melee > shot) {
+    if (later <= 0 || melee > shot) { /* nothing to hit from here, or closing in for a melee blow */
         long steps;
         if (approach(k, pos, i, &steps) < 0)
             return -1;
         val -= (later <= 0 ? k->approach_pull : k->close_in) * (double)steps;
     }
-    if (!(res = PyFloat_FromDouble(val)))
-        return -1;
-    err = PyDict_SetItem(k->pos_memo, pos, res);
-    Py_DECREF(res);
+    k->pos_arr[i] = val;
     *out = val;
-    return err;
+    return 0;
 }
 
 static PyObject *Kernel_pos_value(Kernel *k, PyObject *pos) {
@@ -1026,6 +1219,115 @@ fail:
     return NULL;
 }
 
+/* distance_field(neighbours, costs, starts) -> list: `tactics._distance_field`: steps from the nearest start square,
+ * 99 where none reaches; `neighbours` as a bytes of int32, per square its count then 8 squares; `costs[i]`: the price of
+ * entering square i (0: impassable). Dijkstra with a binary heap: the same shortest distances as Python's bucket
+ * queue. */
+static PyObject *distance_field(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+    const int *nb;
+    Py_ssize_t n, size, m;
+    long *dist = NULL, *heap = NULL, *costs = NULL; /* heap entries: distance * size + square */
+    Py_ssize_t len = 0, cap;
+    PyObject *out = NULL;
+    (void)mod;
+    if (nargs != 3 || !PyBytes_CheckExact(args[0]) || !PyList_Check(args[1]) || !PyList_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "distance_field(neighbours: bytes, costs: list, starts: list)");
+        return NULL;
+    }
+    size = PyList_GET_SIZE(args[1]);
+    if (PyBytes_GET_SIZE(args[0]) != size * 9 * (Py_ssize_t)sizeof(int)) {
+        PyErr_SetString(PyExc_ValueError, "neighbours and costs are of one map");
+        return NULL;
+    }
+    nb = (const int *)PyBytes_AS_STRING(args[0]);
+    cap = size * 8 + PyList_GET_SIZE(args[2]) + 1;
+    if (!(dist = PyMem_Malloc(sizeof(long) * (size_t)(size + 1))) || !(heap = PyMem_Malloc(sizeof(long) * (size_t)cap)) ||
+        !(costs = PyMem_Malloc(sizeof(long) * (size_t)(size + 1)))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (n = 0; n < size; n++) {
+        costs[n] = PyLong_AsLong(PyList_GET_ITEM(args[1], n));
+        if (costs[n] == -1 && PyErr_Occurred())
+            goto done;
+        if (costs[n] < 0 || costs[n] > 1000) {
+            PyErr_SetString(PyExc_ValueError, "step costs are small and not negative");
+            goto done;
+        }
+        dist[n] = -1;
+    }
+    for (m = 0; m < PyList_GET_SIZE(args[2]); m++) {
+        long i = PyLong_AsLong(PyList_GET_ITEM(args[2], m));
+        if (i == -1 && PyErr_Occurred())
+            goto done;
+        if (i < 0 || i >= size) {
+            PyErr_SetString(PyExc_IndexError, "a start square off the map");
+            goto done;
+        }
+        heap[len++] = i; /* distance 0 */
+    }
+    /* heapify the starts (all at distance 0: already a heap) */
+    while (len) {
+        long top = heap[0], d = top / size, i = top % size, last;
+        Py_ssize_t pos = 0;
+        last = heap[--len];
+        while (len) { /* sift `last` down from the root */
+            Py_ssize_t c = 2 * pos + 1;
+            if (c >= len)
+                break;
+            if (c + 1 < len && heap[c + 1] < heap[c])
+                c++;
+            if (heap[c] >= last)
+                break;
+            heap[pos] = heap[c];
+            pos = c;
+        }
+        if (len)
+            heap[pos] = last;
+        if (dist[i] >= 0)
+            continue;
+        dist[i] = d;
+        for (m = 1; m <= nb[i * 9]; m++) {
+            int j = nb[i * 9 + m];
+            long c = costs[j], e;
+            Py_ssize_t up;
+            if (!c || dist[j] >= 0)
+                continue;
+            if (len >= cap) {
+                PyErr_SetString(PyExc_RuntimeError, "distance_field: heap overflow");
+                goto done;
+            }
+            e = (d + c) * size + j;
+            up = len++;
+            while (up > 0 && heap[(up - 1) / 2] > e) { /* sift up */
+                heap[up] = heap[(up - 1) / 2];
+                up = (up - 1) / 2;
+            }
+            heap[up] = e;
+        }
+    }
+    if (!(out = PyList_New(size)))
+        goto done;
+    for (n = 0; n < size; n++) {
+        PyObject *v = PyLong_FromLong(dist[n] < 0 ? 99 : dist[n]);
+        if (!v) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyList_SET_ITEM(out, n, v);
+    }
+done:
+    PyMem_Free(dist);
+    PyMem_Free(heap);
+    PyMem_Free(costs);
+    return out;
+}
+
+static PyMethodDef module_methods[] = {
+    {"distance_field", (PyCFunction)(void (*)(void))distance_field, METH_FASTCALL,
+     "distance_field(neighbours, costs, starts): tactics._distance_field in C."},
+    {NULL, NULL, 0, NULL}};
+
 static PyMethodDef Kernel_methods[] = {
     {"pos_value", (PyCFunction)Kernel_pos_value, METH_O, "`_Turn.pos_value(pos)` (not fleeing)."},
     {"best_attack", (PyCFunction)(void (*)(void))Kernel_best_attack, METH_FASTCALL,
@@ -1052,7 +1354,7 @@ static PyTypeObject KernelType = {
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_tactics",
-                                    "The heuristic's square values over the Saga tactics in C.", -1, NULL,
+                                    "The heuristic's square values over the Saga tactics in C.", -1, module_methods,
                                     NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__tactics(void) {
@@ -1095,6 +1397,7 @@ PyMODINIT_FUNC PyInit__tactics(void) {
     INTERN(S__geometry, "_geometry")
     INTERN(S_line, "line")
     INTERN(S__threats, "_threats")
+    INTERN(S_line_codes, "line_codes")
     INTERN(S_misc, "misc")
     INTERN(S_move, "move")
     INTERN(S_withdraw, "withdraw")

@@ -20,6 +20,7 @@ moves and attacks.
 from __future__ import annotations
 
 import itertools
+from array import array
 
 from engine.core.decision import Decision
 from engine.core.ruleset import Estimate
@@ -27,6 +28,7 @@ from engine.core.state import Encounter
 from engine.core.units import Unit
 
 from . import combat as C
+from .observe import _line_codes
 
 try:  # the heuristic's square values in C (`_tactics.c`); without it the heuristic's Python methods do the work
     from . import _tactics as _native
@@ -131,6 +133,26 @@ class SagaTactics:
                 t = g.kind(i)
                 costs.append(0 if t in ("wall", "heavy_cover", "window") else 3 if t == "door" else 1)
             got = self._keys[key] = (g._geometry, costs)
+        return got[1]
+
+    def distance_field(self, g, starts) -> list[int]:
+        """`_distance_field` from the squares `starts` over `step_costs(g)` (in C where built)."""
+        costs = self.step_costs(g)
+        if _native is None:
+            return _distance_field(g, starts, costs)
+        return _native.distance_field(self.neighbour_table(g), costs, [g.index(*p) for p in starts])
+
+    def neighbour_table(self, g) -> bytes:
+        """The map's neighbours (`_Geometry.neighbours`) for the C distance field: per square, as int32, their
+        count then up to 8 squares (padded); cached per map."""
+        key = ("neighbours", id(g._geometry))
+        got = self._keys.get(key)
+        if got is None or got[0] is not g._geometry:
+            flat = array("i")
+            for nb in g._geometry.neighbours:
+                flat.append(len(nb))
+                flat.extend([j for j, _diag in nb] + [0] * (8 - len(nb)))
+            got = self._keys[key] = (g._geometry, flat.tobytes())
         return got[1]
 
     @staticmethod
@@ -265,6 +287,10 @@ class _View:
     def _sight(self, i: int, j: int) -> tuple[bool, bool, int, int]:
         got = self._table.get((i, j) if i <= j else (j, i))
         return got if got is not None else SagaTactics.sight(self.g, self._table, i, j)
+
+    def line_codes(self) -> bytes:
+        """Per square, what it does to a line through it (`observe._line_codes`), for the C kernel's sight."""
+        return _line_codes(self.g)
 
     def pair(self, apos, tpos) -> tuple[bool, bool, int, int]:
         """(sight, effect, cover bonus, distance) between two squares."""
@@ -515,8 +541,7 @@ class _View:
             if got is None or got[0] is not g._geometry:
                 if len(store) > 512:
                     store.clear()
-                got = store[key] = (g._geometry, _distance_field(g, [e.pos for e in self.enemies],
-                                                                 self.tac.step_costs(g)))
+                got = store[key] = (g._geometry, self.tac.distance_field(g, [e.pos for e in self.enemies]))
             field = self._approach = got[1]
         return field[pos[1] * g.width + pos[0]]
 
