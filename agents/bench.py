@@ -180,7 +180,7 @@ def _timed_learn(model, seconds: float, cfg) -> dict[str, Any]:
             self.stop = False
 
         def _on_rollout_start(self) -> None:
-            self.marks.append((time.perf_counter(), self.model.num_timesteps))
+            self.marks.append((time.perf_counter(), time.process_time(), self.model.num_timesteps))
             if len(self.marks) >= 3 and self.marks[-1][0] - self.marks[1][0] >= seconds:
                 self.stop = True
 
@@ -189,8 +189,11 @@ def _timed_learn(model, seconds: float, cfg) -> dict[str, Any]:
 
     cb = Clock()
     model.learn(total_timesteps=10**9, callback=CallbackList([cb, UpdateThreads(cfg)]), progress_bar=False)
-    (t1, s1), (t2, s2) = cb.marks[1], cb.marks[-1]
-    return {"steps": s2 - s1, "seconds": round(t2 - t1, 3), "steps_per_s": round((s2 - s1) / (t2 - t1), 1)}
+    (t1, c1, s1), (t2, c2, s2) = cb.marks[1], cb.marks[-1]
+    # per CPU second of the learner's process (all its threads; not the env worker processes): steadier than
+    # the wall clock on a shared machine, but torch's waiting threads count too when update_threads > 1
+    return {"steps": s2 - s1, "seconds": round(t2 - t1, 3), "steps_per_s": round((s2 - s1) / (t2 - t1), 1),
+            "steps_per_learner_cpu_s": round((s2 - s1) / max(c2 - c1, 1e-9), 1)}
 
 
 def training_rate(seconds: float = 10.0, cfg_path: Path = SKIRMISH_CONFIG,

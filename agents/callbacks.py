@@ -110,9 +110,9 @@ class LeagueCallback(BaseCallback):
         self._last = self.num_timesteps - self.num_timesteps % self.every
 
     def _on_step(self) -> bool:
-        from .train import save_model
         self.league.step = self.num_timesteps
         if self.enabled and self.num_timesteps - self._last >= self.every:
+            from .train import save_model
             self._last = self.num_timesteps - self.num_timesteps % self.every
             path = save_model(self.model, self.dir / f"step_{self.num_timesteps}.zip", self.cfg, light=True)
             self.league.add_snapshot(path)
@@ -137,8 +137,8 @@ class CheckpointEvery(BaseCallback):
         self._last = self.num_timesteps - self.num_timesteps % self.every
 
     def _on_step(self) -> bool:
-        from .train import save_model
         if self.num_timesteps - self._last >= self.every:
+            from .train import save_model
             self._last = self.num_timesteps - self.num_timesteps % self.every
             save_model(self.model, self.dir / f"step_{self.num_timesteps}.zip", self.cfg)
         return True
