@@ -113,12 +113,14 @@ class HeuristicPolicy(Policy):
         # square values shared by decision points whose units stand and fare alike (the actor's own square
         # and the budget left do not enter them)
         self._memo: dict = {}
+        self._budgets: dict = {}  # what an action leaves of a budget (`_Turn._left`), by budget
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             self._seed = seed
         self._rng = random.Random(self._seed)
         self._memo = {}
+        self._budgets = {}
 
     # ---- Policy -----------------------------------------------------------------------------------------
     def choose(self, battle: "Battle") -> Decision:
@@ -145,7 +147,7 @@ class HeuristicPolicy(Policy):
         if len(legal) == 1:
             return [(legal[0], 0.0)]
         tac = tactics_for(battle.ruleset)
-        t = _Turn(battle, tac, prune, self._memo, self.native)
+        t = _Turn(battle, tac, prune, self._memo, self.native, self._budgets)
         jitter = self._rng.random
         if t.k is not None:  # the same loop in C
             out = t.k.scores(legal, t.kinds, jitter, t.score, t.square_base, getattr(tac, "constant_misc", {}),
@@ -166,7 +168,8 @@ class _Turn:
 
     lattice = 3  # choose() looks at every lattice-th square in x and y, plus the key squares
 
-    def __init__(self, battle: "Battle", tac, prune: bool = False, memo: dict | None = None, native: bool = False):
+    def __init__(self, battle: "Battle", tac, prune: bool = False, memo: dict | None = None, native: bool = False,
+                 budgets: dict | None = None):
         self.b, self.tac, self.rs = battle, tac, battle.ruleset
         self.v = tac.view(battle.enc, battle.enc.actor)
         self.enc: "Encounter" = battle.enc
@@ -195,6 +198,7 @@ class _Turn:
             self._pos, self._offense = got
         self._best_reposition: float | None = None
         self._after: dict[str, tuple[bool, bool]] = {}
+        self._budgets = budgets
         self._can_strike: bool | None = None
         self._enemy_squares = [e.pos for e in self.enemies]
         self.keep = None
@@ -375,13 +379,25 @@ class _Turn:
         return left
 
     def _left(self, d: Decision) -> tuple[bool, bool]:
+        """(an attack, a move) still payable after d: per action, and per budget across decision points."""
         got = self._after.get(d.action)
         if got is None:
-            left = self.after(d)
-            econ = self.rs.economy
-            got = (econ.can_pay(left, self.tac.attack_cost) and not self.enc.flags.get("charged"),
-                   econ.can_pay(left, "move"))
-            self._after[d.action] = got
+            act, enc = d.action, self.enc
+            key = None
+            if self._budgets is not None:
+                key = (self.rs.id, self.tac.attack_cost, act, tuple(enc.budget.items()), not enc.flags.get("charged"),
+                       act in ("draw", "holster") and "quick_draw" in self.a.stats.get("feats", ()))
+                got = self._budgets.get(key)
+            if got is None:
+                left = self.after(d)
+                econ = self.rs.economy
+                got = (econ.can_pay(left, self.tac.attack_cost) and not enc.flags.get("charged"),
+                       econ.can_pay(left, "move"))
+                if key is not None:
+                    if len(self._budgets) > 4096:
+                        self._budgets.clear()
+                    self._budgets[key] = got
+            self._after[act] = got
         return got
 
     def can_attack_after(self, d: Decision) -> bool:
@@ -415,11 +431,11 @@ class _Turn:
             return v
         if kind == "full_attack":
             t = enc.units[d.target]
-            est = self.rs.estimate(enc, a, d)
+            est = self.estimate(d)
             return attack_scale * self.value(t, est) - self.provoked(d) + self.pos_value(a.pos)
         if kind == "charge":
             t = enc.units[d.target]
-            est = self.rs.estimate(enc, a, d)
+            est = self.estimate(d)
             end = self.v.end_square(d)
             return attack_scale * self.value(t, est) - self.provoked(d) + self.pos_value(end)
         if kind == "run" and not self.fleeing and self.can_strike():

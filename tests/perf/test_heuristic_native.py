@@ -164,3 +164,25 @@ def test_sight_lines_the_c_kernel_traced_are_the_python_ones():
             assert got == T.SagaTactics.sight(g, {}, i, j), (i, j)
             checked += 1
     assert checked > 5000
+
+
+def test_cached_attack_estimates_are_the_rulesets():
+    """The view's estimates of attack, full attack and charge decisions (cached by unit signatures, aim and sight
+    line across states) are `rs.estimate`'s, on every such legal decision of random battles."""
+    tac = T.make(RS)
+    n = 0
+    kinds = set()
+    for b in _states(30, seed=17):
+        enc, a = b.enc, b.enc.actor
+        v = tac.view(enc, a)
+        for d in b.legal():
+            if d.action in ("melee_attack", "ranged_attack", "full_attack", "charge"):
+                got = v.decision_estimate(d)
+                if got is None:
+                    continue
+                want = RS.estimate(enc, a, d)
+                assert (got.hit_chance, got.expected_damage, got.kill_chance) == \
+                    (want.hit_chance, want.expected_damage, want.kill_chance), (d, got, want)
+                kinds.add(d.action)
+                n += 1
+    assert n > 1000 and kinds == {"melee_attack", "ranged_attack", "full_attack", "charge"}, (n, kinds)

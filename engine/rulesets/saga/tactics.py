@@ -225,6 +225,39 @@ def _target_sig(u: Unit) -> tuple:
             tuple(sorted(s["aid"].items())))
 
 
+def _first_weapons(u: Unit) -> tuple[int | None, int | None]:
+    """The first usable melee and ranged weapons of u (they depend on its hands, its losses and its stat block)."""
+    return C.first_of(u, "melee"), C.first_of(u, "ranged")
+
+
+def _view_units(units: list[Unit], actor_id: int, width: int, token, firsts: dict) -> tuple:
+    """The loop of `_View.__init__` over the active units: their attacker and target tokens, first weapons (by
+    attacker token, cached in `firsts`), the squares of the others, the actor's target signature without hp
+    (expected damage does not depend on it), and per unit (id, attacker token, target token, square or None for
+    the actor) for `state_key`."""
+    att, tgt, first, occupied = {}, {}, {}, {}
+    me = None
+    out = []
+    for u in units:
+        if not u.active:
+            continue
+        uid = u.id
+        t = att[uid] = token(_attacker_sig(u))
+        sig = _target_sig(u)
+        tt = tgt[uid] = token(sig)
+        got = firsts.get(t)
+        if got is None:
+            got = firsts[t] = _first_weapons(u)
+        first[uid] = got
+        if uid != actor_id:
+            occupied[u.pos[1] * width + u.pos[0]] = uid
+            out.append((uid, t, tt, u.pos))
+        else:
+            me = sig[:3] + sig[4:]
+            out.append((uid, t, tt, None))
+    return att, tgt, first, occupied, me, tuple(out)
+
+
 class _View:
     """Tactical queries for actor `a` at one decision point.
 
@@ -238,25 +271,10 @@ class _View:
         self.tac, self.rs, self.enc, self.a, self.g = tac, tac.rs, enc, a, enc.grid
         g = self.g
         token, firsts = tac.token, tac._first
-        self.att, self.tgt, self.first = att, tgt, first = {}, {}, {}
-        occupied = {}
         w = g.width
-        me = None
-        for u in enc.units:
-            if not u.active:
-                continue
-            uid = u.id
-            t = att[uid] = token(_attacker_sig(u))
-            sig = _target_sig(u)
-            tgt[uid] = token(sig)
-            got = firsts.get(t)  # the first weapons depend on the hands, the losses and the stat block
-            if got is None:
-                got = firsts[t] = (C.first_of(u, "melee"), C.first_of(u, "ranged"))
-            first[uid] = got
-            if uid != a.id:
-                occupied[u.pos[1] * w + u.pos[0]] = uid
-            else:
-                me = sig[:3] + sig[4:]  # expected damage does not depend on hp
+        att, tgt, first, occupied, me, units = _view_units(enc.units, a.id, w, token, firsts)
+        self.att, self.tgt, self.first = att, tgt, first
+        self._units = units  # per active unit (id, attacker token, target token, square; None for the actor)
         self.enemies = enc.enemies(a)
         self.world = token((frozenset(g.open_doors), frozenset(g.broken)))
         self.occupied = occupied
@@ -280,6 +298,7 @@ class _View:
         self._offense: dict = {}
         self._danger: dict[int, float] = {}
         self._aoo: dict = {}
+        self._charges: dict = {}
         self._threats: dict | None = None
         self._melee: list | None = None
         self._approach: dict | None = None
@@ -299,10 +318,7 @@ class _View:
 
     def state_key(self) -> int:
         """Everything square values depend on: every unit's state and square (but the actor's square)."""
-        a = self.a
-        return self.tac.token((a.id, self.world, tuple(
-            (u.id, self.att[u.id], self.tgt[u.id], u.pos if u.id != a.id else None)
-            for u in self.enc.units if u.active)))
+        return self.tac.token((self.a.id, self.world, self._units))
 
     def kernel(self, turn, pos_memo: dict, offense_memo: dict, targets: dict, weights: tuple):
         """The heuristic's square values for this view in C (`_tactics.Kernel`: `pos_value`, `best_attack`,
@@ -362,8 +378,10 @@ class _View:
         return got
 
     def decision_estimate(self, d: Decision) -> Estimate | None:
-        """`rs.estimate` of a melee or ranged attack decision from the estimate cache (None for others)."""
+        """`rs.estimate` of an attack, full attack or charge decision from the estimate cache (None for others)."""
         act = d.action
+        if act == "full_attack" or act == "charge":
+            return self._whole_estimate(d)
         if act != "melee_attack" and act != "ranged_attack":
             return None
         a = self.a
@@ -372,6 +390,37 @@ class _View:
             return None
         t = self.enc.units[d.target]
         return self.estimate(a, t, n, a.pos, t.pos, aimed=a.state["aimed"])
+
+    def _whole_estimate(self, d: Decision) -> Estimate | None:
+        """`rs.estimate` of a full attack or a charge, cached by what enters it: the two units' signatures, aim
+        and the sight line between them for a full attack (its ranged attacks' band and cover); for a charge,
+        a melee attack with +2 from where the charge ends, the signatures and the weapon only."""
+        a, enc = self.a, self.enc
+        if d.target is None:
+            return None
+        t = enc.units[d.target]
+        mine, theirs = self.att.get(a.id), self.tgt.get(t.id)
+        if mine is None or theirs is None:
+            return None
+        if d.action == "charge":
+            if self.charge_end(t) is None:
+                return None
+            key = ("charge", mine, theirs, C.first_of(a, "melee"))
+        else:
+            key = ("full_attack", mine, theirs, a.state["aimed"], self.pair(a.pos, t.pos))
+        cache = self.tac._est
+        got = cache.get(key)
+        if got is None:
+            self.tac._trim(cache)
+            got = cache[key] = self.rs.estimate(enc, a, d)
+        return got
+
+    def charge_end(self, t: Unit):
+        """`rs._charge_end` of the actor at t (end square, squares walked) or None, once per view."""
+        got = self._charges.get(t.id, _MISSING)
+        if got is _MISSING:
+            got = self._charges[t.id] = self.rs._charge_end(self.enc, self.a, t)
+        return got
 
     # -- offense --
     def _strike(self, e: Unit, pos, aimed: bool):
@@ -524,7 +573,7 @@ class _View:
         if d.square is not None and d.action in ("move", "withdraw", "run"):
             return d.square
         if d.action == "charge":
-            got = self.rs._charge_end(self.enc, a, self.enc.units[d.target])
+            got = self.charge_end(self.enc.units[d.target])
             if got is not None:
                 return got[0]
         return a.pos
