@@ -48,6 +48,7 @@ RUN_COST = 0.5           # a run spends the whole turn: only worth it to get muc
 MOVE_COST = 0.05         # a move that gains nothing is not worth making
 
 _TACTICS: dict[str, object] = {}
+_CAPS: dict[type, tuple] = {}  # per view type, the optional queries it answers
 
 
 def tactics_for(ruleset):
@@ -152,7 +153,7 @@ class HeuristicPolicy(Policy):
         if t.k is not None:  # the same loop in C
             out = t.k.scores(legal, t.kinds, jitter, t.score, t.square_base, getattr(tac, "constant_misc", {}),
                              t.a.pos)
-            t.k = None  # the kernel refers back to the turn
+            t.k = t.pos_value = t.best_attack = None  # the kernel refers back to the turn
             return out
         score = t.score
         out = []
@@ -175,19 +176,25 @@ class _Turn:
         self.enc: "Encounter" = battle.enc
         self.a: "Unit" = battle.enc.actor
         a = self.a
-        self.enemies = self.enc.enemies(a)
+        self.enemies = getattr(self.v, "enemies", None)
+        if self.enemies is None:
+            self.enemies = self.enc.enemies(a)
         flee = (a.tactics or {}).get("flee_below")
         self.fleeing = flee is not None and a.hp < float(flee) * a.max_hp
-        self.weights = self._target_weights()
+        self._weights: dict[int, float] | None = None
         self._pos: dict = {}
         self._offense: dict = {}
         self._targets: dict[int, tuple] = {}
-        self._danger = hasattr(self.v, "danger")
-        self._reach = hasattr(self.v, "reach_value")
-        self._approach = getattr(self.v, "approach", None)
-        self._estimates = hasattr(self.v, "decision_estimate")
-        self._provoked: dict | None = {} if getattr(self.v, "provoked_by_action", False) else None
-        if memo is not None and hasattr(self.v, "state_key"):
+        v = self.v
+        caps = _CAPS.get(type(v))
+        if caps is None:
+            caps = _CAPS[type(v)] = tuple(hasattr(v, n) for n in (
+                "danger", "reach_value", "approach", "decision_estimate", "state_key", "key_squares", "kernel")) + (
+                getattr(v, "provoked_by_action", False),)
+        self._danger, self._reach, approach, self._estimates, keyed, keys, kernel, by_action = caps
+        self._approach = v.approach if approach else None
+        self._provoked: dict | None = {} if by_action else None
+        if memo is not None and keyed:
             pref = (a.tactics or {}).get("prefer_targets")
             key = (self.v.state_key(), self.fleeing, a.pos if pref == "nearest" else None)
             got = memo.get(key)
@@ -202,13 +209,15 @@ class _Turn:
         self._can_strike: bool | None = None
         self._enemy_squares = [e.pos for e in self.enemies]
         self.keep = None
-        if prune and hasattr(self.v, "key_squares"):
+        if prune and keys:
             self.keep = self.v.key_squares()
         # the view's C kernel for square values (not for a fleeing unit)
         self.k = None
-        if native and not self.fleeing and self._provoked is not None and hasattr(self.v, "kernel"):
+        if native and not self.fleeing and by_action and kernel:
             self.k = self.v.kernel(self, self._pos, self._offense, self._targets,
                                    (THREAT_WEIGHT, NEXT_TURN_SHARE, APPROACH, CLOSE_IN))
+            if self.k is not None:  # the memos above are the Python path's: the kernel keeps its own
+                self.pos_value, self.best_attack = self.k.pos_value, self.k.best_attack
         # per legal decision its kind, or None when pruned (choose() looks at every lattice-th square in x
         # and y, plus the key squares); the moves; the squares of the moves, withdrawals and runs by action
         kinds = getattr(tac, "kinds", None)
@@ -235,6 +244,13 @@ class _Turn:
                 got[1].append(sq)
 
     # -- targets --
+    @property
+    def weights(self) -> dict[int, float]:
+        """Per enemy id, the weight of its damage: focus fire on the wounded, and the unit's `prefer_targets`."""
+        if self._weights is None:
+            self._weights = self._target_weights()
+        return self._weights
+
     def _target_weights(self) -> dict[int, float]:
         enc, a, tac = self.enc, self.a, self.tac
         pref = (a.tactics or {}).get("prefer_targets")
@@ -446,7 +462,8 @@ class _Turn:
             if not self.can_attack_after(d) or self.fleeing:
                 return self.pos_value(a.pos) - 0.5
             return self.best_attack(a.pos, aimed=True) + self.pos_value(a.pos)
-        return self.v.misc_value(d, self.v.threat(a.pos), self.can_strike) + self.pos_value(a.pos)
+        threat = self.k.threat(a.pos) if self.k is not None else self.v.threat(a.pos)
+        return self.v.misc_value(d, threat, self.can_strike) + self.pos_value(a.pos)
 
     def estimate(self, d: Decision):
         """The ruleset's estimate of d, through the view's cache when it has one."""
@@ -456,7 +473,13 @@ class _Turn:
     def can_strike(self) -> bool:
         """Whether any attack is possible from here, or from a square a move away."""
         if self._can_strike is None:
-            self._can_strike = self.best_attack(self.a.pos) > 0 or (
-                self.rs.economy.can_pay(self.enc.budget, self.tac.attack_cost)
-                and any(self.best_attack(m.square) > 0 for m in self.moves if self.can_attack_after(m)))
+            if self.k is not None:  # the same test, a group of moves of one action at a time
+                self._can_strike = self.best_attack(self.a.pos) > 0 or (
+                    self.rs.economy.can_pay(self.enc.budget, self.tac.attack_cost)
+                    and any(self.k.any_attack(sq) for act, (kind, sq) in self._squares.items()
+                            if kind != "run" and self.can_attack_after(Decision(act, square=sq[0]))))
+            else:
+                self._can_strike = self.best_attack(self.a.pos) > 0 or (
+                    self.rs.economy.can_pay(self.enc.budget, self.tac.attack_cost)
+                    and any(self.best_attack(m.square) > 0 for m in self.moves if self.can_attack_after(m)))
         return self._can_strike

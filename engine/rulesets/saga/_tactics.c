@@ -944,6 +944,20 @@ static int pos_value(Kernel *k, PyObject *pos, double *out) {
     return 0;
 }
 
+static PyObject *Kernel_threat(Kernel *k, PyObject *pos) {
+    double v;
+    int x, y;
+    if (xy(pos, &x, &y) < 0)
+        return NULL;
+    if (x < 0 || y < 0 || x >= k->w || y >= k->h) {
+        PyErr_SetString(PyExc_IndexError, "a square off the map");
+        return NULL;
+    }
+    if (threat(k, pos, y * k->w + x, &v) < 0)
+        return NULL;
+    return PyFloat_FromDouble(v);
+}
+
 static PyObject *Kernel_pos_value(Kernel *k, PyObject *pos) {
     double v;
     if (pos_value(k, pos, &v) < 0)
@@ -951,14 +965,19 @@ static PyObject *Kernel_pos_value(Kernel *k, PyObject *pos) {
     return PyFloat_FromDouble(v);
 }
 
-static PyObject *Kernel_best_attack(Kernel *k, PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *Kernel_best_attack(Kernel *k, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
     double v;
     int aimed = 0;
-    if (nargs < 1 || nargs > 2) {
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    PyObject *aim = nargs == 2 ? args[1] : NULL;
+    if (nargs < 1 || nargs + nkw > 2 ||
+        (nkw && (nargs != 1 || PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "aimed") != 0))) {
         PyErr_SetString(PyExc_TypeError, "best_attack(pos, aimed=False)");
         return NULL;
     }
-    if (nargs == 2 && (aimed = PyObject_IsTrue(args[1])) < 0)
+    if (nkw)
+        aim = args[1];
+    if (aim && (aimed = PyObject_IsTrue(aim)) < 0)
         return NULL;
     if (best_attack(k, args[0], aimed, &v) < 0)
         return NULL;
@@ -1001,6 +1020,23 @@ static PyObject *Kernel_move_scores(Kernel *k, PyObject *const *args, Py_ssize_t
 fail:
     Py_DECREF(out);
     return NULL;
+}
+
+/* any_attack(squares): whether best_attack(square) > 0 for any of the squares (`_Turn.can_strike`'s test) */
+static PyObject *Kernel_any_attack(Kernel *k, PyObject *squares) {
+    Py_ssize_t n;
+    if (!PyList_Check(squares)) {
+        PyErr_SetString(PyExc_TypeError, "any_attack(squares: list)");
+        return NULL;
+    }
+    for (n = 0; n < PyList_GET_SIZE(squares); n++) {
+        double v;
+        if (best_attack(k, PyList_GET_ITEM(squares, n), 0, &v) < 0)
+            return NULL;
+        if (v > 0)
+            Py_RETURN_TRUE;
+    }
+    Py_RETURN_FALSE;
 }
 
 /* classify(legal, kinds, keep, step) -> (kinds, moves, squares): the loop of `_Turn.__init__` over the legal
@@ -1330,10 +1366,12 @@ static PyMethodDef module_methods[] = {
 
 static PyMethodDef Kernel_methods[] = {
     {"pos_value", (PyCFunction)Kernel_pos_value, METH_O, "`_Turn.pos_value(pos)` (not fleeing)."},
-    {"best_attack", (PyCFunction)(void (*)(void))Kernel_best_attack, METH_FASTCALL,
+    {"threat", (PyCFunction)Kernel_threat, METH_O, "`_View.threat(pos)`."},
+    {"best_attack", (PyCFunction)(void (*)(void))Kernel_best_attack, METH_FASTCALL | METH_KEYWORDS,
      "`_Turn.best_attack(pos, aimed=False)`."},
     {"move_scores", (PyCFunction)(void (*)(void))Kernel_move_scores, METH_FASTCALL,
      "move_scores(squares, base, with_attack): the scores of moves to the squares."},
+    {"any_attack", (PyCFunction)Kernel_any_attack, METH_O, "any_attack(squares): any best_attack(square) > 0."},
     {"classify", (PyCFunction)(void (*)(void))Kernel_classify, METH_FASTCALL,
      "classify(legal, kinds, keep, step) -> (kinds, moves, squares by action)."},
     {"scores", (PyCFunction)(void (*)(void))Kernel_scores, METH_FASTCALL,

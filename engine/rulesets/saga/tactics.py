@@ -200,15 +200,6 @@ _MISSING = object()
 _OUT_OF_RANGE = Estimate(notes=["out of range"])
 
 
-def _field(store: dict, key) -> dict:
-    got = store.get(key)
-    if got is None:
-        if len(store) > 4096:
-            store.clear()
-        got = store[key] = {}
-    return got
-
-
 def _attacker_sig(u: Unit) -> tuple:
     """What of a unit's state enters its attack bonus and damage (not its square, not its aim).
 
@@ -221,8 +212,9 @@ def _attacker_sig(u: Unit) -> tuple:
 def _target_sig(u: Unit) -> tuple:
     """What of a unit's state enters the defense and kill chance against it."""
     s = u.state
+    aid = s["aid"]
     return (u.id, u.name, id(u.stats), u.hp, s["ct"], s["prone"], s["defense"], s["charged"], tuple(s["active_items"]),
-            tuple(sorted(s["aid"].items())))
+            tuple(sorted(aid.items())) if aid else ())
 
 
 def _first_weapons(u: Unit) -> tuple[int | None, int | None]:
@@ -230,9 +222,9 @@ def _first_weapons(u: Unit) -> tuple[int | None, int | None]:
     return C.first_of(u, "melee"), C.first_of(u, "ranged")
 
 
-def _view_units(units: list[Unit], actor_id: int, width: int, token, firsts: dict) -> tuple:
+def _view_units(units: list[Unit], actor_id: int, width: int, token, tokens: dict, firsts: dict) -> tuple:
     """The loop of `_View.__init__` over the active units: their attacker and target tokens, first weapons (by
-    attacker token, cached in `firsts`), the squares of the others, the actor's target signature without hp
+    attacker token, cached in `firsts`; tokens by `token`, looked up in `tokens` first), the squares of the others, the actor's target signature without hp
     (expected damage does not depend on it), and per unit (id, attacker token, target token, square or None for
     the actor) for `state_key`."""
     att, tgt, first, occupied = {}, {}, {}, {}
@@ -242,9 +234,10 @@ def _view_units(units: list[Unit], actor_id: int, width: int, token, firsts: dic
         if not u.active:
             continue
         uid = u.id
-        t = att[uid] = token(_attacker_sig(u))
+        sig = _attacker_sig(u)
+        t = att[uid] = tokens.get(sig) or token(sig)
         sig = _target_sig(u)
-        tt = tgt[uid] = token(sig)
+        tt = tgt[uid] = tokens.get(sig) or token(sig)
         got = firsts.get(t)
         if got is None:
             got = firsts[t] = _first_weapons(u)
@@ -272,7 +265,7 @@ class _View:
         g = self.g
         token, firsts = tac.token, tac._first
         w = g.width
-        att, tgt, first, occupied, me, units = _view_units(enc.units, a.id, w, token, firsts)
+        att, tgt, first, occupied, me, units = _view_units(enc.units, a.id, w, token, tac._tokens, firsts)
         self.att, self.tgt, self.first = att, tgt, first
         self._units = units  # per active unit (id, attacker token, target token, square; None for the actor)
         self.enemies = enc.enemies(a)
@@ -280,18 +273,38 @@ class _View:
         self.occupied = occupied
         self._table = tac.sight_table(g)
         rs = self.rs
-        attackers = [e for e in self.enemies if rs.can_act(enc, e) and e.state["pinned_by"] is None
-                     and not e.state["no_attacks"]]
         me = token(me if me is not None else _target_sig(a)[:3] + _target_sig(a)[4:])
-        # per enemy: its threat on the actor by square (for its square and the doors as they are) and by
-        # the sight line between them (whatever the squares)
-        self._threat_fields = [(e, _field(tac._threat, (self.att[e.id], e.pos, me, self.world)),
-                                _field(tac._by_pair, ("threat", self.att[e.id], me)), g.index(*e.pos))
-                               for e in attackers]
-        mine = self.att[a.id]
-        self._offense_fields = [(e, _field(tac._offense, (mine, self.tgt[e.id], e.pos, self.world)),
-                                 e.pos[1] * w + e.pos[0], _field(tac._by_pair, ("strike", mine, self.tgt[e.id])))
-                                for e in self.enemies]
+        # per enemy: its threat on the actor by square (for its square and the doors as they are) and by the sight
+        # line between them (whatever the squares); the actor's strike on it likewise
+        world, mine = self.world, att[a.id]
+        threats, offense, pairs = tac._threat, tac._offense, tac._by_pair
+        for store in (threats, offense, pairs):
+            if len(store) > 4096:
+                store.clear()
+        self._threat_fields, self._offense_fields = tf, of = [], []
+        for e in self.enemies:
+            ea, et, ep = att[e.id], tgt[e.id], e.pos
+            ei = ep[1] * w + ep[0]
+            s = e.state
+            if rs.can_act(enc, e) and s["pinned_by"] is None and not s["no_attacks"]:
+                key = (ea, ep, me, world)
+                field = threats.get(key)
+                if field is None:
+                    field = threats[key] = {}
+                key = ("threat", ea, me)
+                pair = pairs.get(key)
+                if pair is None:
+                    pair = pairs[key] = {}
+                tf.append((e, field, pair, ei))
+            key = (mine, et, ep, world)
+            field = offense.get(key)
+            if field is None:
+                field = offense[key] = {}
+            key = ("strike", mine, et)
+            pair = pairs.get(key)
+            if pair is None:
+                pair = pairs[key] = {}
+            of.append((e, field, ei, pair))
         s = a.state
         self._armed = not (s["no_attacks"] or s["pinned_by"] is not None or not rs.can_act(enc, a))
         self._threat: dict = {}
