@@ -214,6 +214,10 @@ class TrainSection(_Section):
                                        description="torch threads for the gradient updates, when in-process envs are "
                                                    "idle (None: torch_threads); on 2 cores, 2 makes the updates ~40% "
                                                    "faster, which shows end to end only when the envs are cheap")
+    adaptive_threads: bool = Field(True, description="with update_threads above torch_threads: time the updates' "
+                                                     "minibatches with both counts and use the faster (another "
+                                                     "process keeping a core busy makes 2 threads 5-10x slower than "
+                                                     "1); false: always update_threads")
     checkpoint_freq: int = Field(100_000, ge=1, description="save checkpoints/step_<N>.zip every this many steps")
     progress_bar: bool = Field(True, description="show a progress bar")
     init_from: str | None = Field(

@@ -21,6 +21,7 @@ saved zip: models save and load as plain MaskablePPO models (`MaskablePPO.load` 
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Generator
 from typing import Any
 
@@ -177,9 +178,69 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
         return self._take(th.as_tensor(batch_inds))
 
 
+# ---- torch threads for the updates ------------------------------------------------------------------
+class ThreadChooser:
+    """The torch thread count for the gradient updates, of `choices`, picked from measured minibatch times.
+
+    More threads make the big matrix products faster on idle cores, but on a shared machine where another
+    process keeps a core busy, every parallel region waits for that core and an update can run 5-10x
+    slower than on one thread. So: time every minibatch (seconds per sample; for the count in use, an average
+    over the recent ones), use the fastest count, and every `explore_every`-th update time each other count
+    on one minibatch (at the start of the update) to notice when the machine changes. A count is first timed
+    on its second minibatch (the first one starts its threads). The thread count changes nothing but the
+    float rounding order of the products."""
+
+    def __init__(self, choices: tuple[int, ...], explore_every: int = 3, memory: float = 0.5):
+        self.choices = sorted(set(choices))
+        self.explore_every, self.memory = explore_every, memory
+        self.cost: dict[int, float | None] = {c: None for c in self.choices}
+        self.updates = 0
+        self._trials: list[tuple[int, bool]] = []  # (count, whether its time counts)
+        self._current: tuple[int, bool] | None = None
+
+    @property
+    def best(self) -> int:
+        known = {c: v for c, v in self.cost.items() if v is not None}
+        return min(known, key=known.__getitem__) if known else self.choices[-1]
+
+    def start_update(self) -> None:
+        """Called at the start of each update: plans the minibatches that try the other counts."""
+        unknown = [c for c, v in self.cost.items() if v is None]
+        if unknown:
+            self._trials = [(c, timed) for c in unknown for timed in (False, True)]
+        elif self.updates % self.explore_every == 0:
+            self._trials = [(c, True) for c in self.choices if c != self.best]
+        else:
+            self._trials = []
+        self.updates += 1
+
+    def next(self) -> int:
+        """The thread count for the next minibatch."""
+        self._current = self._trials.pop(0) if self._trials else (self.best, True)
+        return self._current[0]
+
+    def record(self, threads: int, seconds_per_sample: float) -> None:
+        """The time of the minibatch just run with `threads` threads (as returned by `next`)."""
+        trial = self._current is not None and self._current[0] == threads and threads != self.best
+        if self._current is not None and not self._current[1]:
+            return  # a warm-up minibatch
+        old = self.cost[threads]
+        # a trial replaces the old figure (it is rare, the machine may have changed); the count in use averages
+        self.cost[threads] = seconds_per_sample if old is None or trial else \
+            self.memory * old + (1 - self.memory) * seconds_per_sample
+
+
 # ---- the algorithm ----------------------------------------------------------------------------------
 class FastMaskablePPO(MaskablePPO):
-    """MaskablePPO with the fast paths above; constructed, saved and loaded exactly as MaskablePPO."""
+    """MaskablePPO with the fast paths above; constructed, saved and loaded exactly as MaskablePPO.
+
+    `update_threads`: None (the updates run with whatever torch thread count is set), or a ThreadChooser
+    that picks the count for each minibatch (not saved with the model)."""
+
+    update_threads: ThreadChooser | None = None
+
+    def _excluded_save_params(self) -> list[str]:
+        return [*super()._excluded_save_params(), "update_threads"]
 
     def _setup_model(self) -> None:
         super()._setup_model()
@@ -288,10 +349,18 @@ class FastMaskablePPO(MaskablePPO):
         if self.clip_range_vf is not None:
             clip_range_vf = self.clip_range_vf(self._current_progress_remaining)  # type: ignore[operator]
         entropy_losses, pg_losses, value_losses, clip_fractions = [], [], [], []
+        chooser = self.update_threads
+        if chooser is not None:
+            chooser.start_update()
+            threads_before = th.get_num_threads()
         continue_training = True
         for epoch in range(self.n_epochs):
             approx_kl_divs = []
             for rollout_data in self.rollout_buffer.get(self.batch_size):
+                if chooser is not None:
+                    threads = chooser.next()
+                    th.set_num_threads(threads)
+                    started = time.perf_counter()
                 latent_pi, latent_vf = self._latents(rollout_data.observations)
                 values = pol.value_net(latent_vf).flatten()
                 log_prob, entropy = masked_log_prob_entropy(pol.action_net(latent_pi), rollout_data.action_masks,
@@ -328,9 +397,13 @@ class FastMaskablePPO(MaskablePPO):
                 loss.backward()
                 th.nn.utils.clip_grad_norm_(pol.parameters(), self.max_grad_norm)
                 pol.optimizer.step()
+                if chooser is not None:
+                    chooser.record(threads, (time.perf_counter() - started) / len(log_prob))
             self._n_updates += 1
             if not continue_training:
                 break
+        if chooser is not None:
+            th.set_num_threads(threads_before)
         explained_var = explained_variance(self.rollout_buffer.values.flatten(), self.rollout_buffer.returns.flatten())
         self.logger.record("train/entropy_loss", np.mean(entropy_losses))
         self.logger.record("train/policy_gradient_loss", np.mean(pg_losses))

@@ -2,11 +2,12 @@
 
 The loop, in the order it happens (`run`):
   1. resolve the run directory `runs/<name>__<timestamp>/` (or reuse it with --resume) and write config.yaml;
-  2. `make_vec_env(cfg)`: `train.n_envs` TacticsEnvs in one DummyVecEnv (on 2 cores, many envs in one
+  2. `make_vec_env(cfg)`: `train.n_envs` TacticsEnvs in one MaskedDummyVecEnv (on 2 cores, many envs in one
      process beat SubprocVecEnv), or split over `train.workers` processes (agents/vec_env.py), each with
      a `MixedOpponent` that draws its opponent at every episode
      start from the current stage of `env.opponent` (random / heuristic / checkpoint / league snapshot);
-  3. `build_model(cfg, venv)`: MaskablePPO with a small MLP (or the latest checkpoint on --resume);
+  3. `build_model(cfg, venv)`: MaskablePPO with a small MLP (or the latest checkpoint on --resume), run by
+     FastMaskablePPO (agents/fast_ppo.py: the same algorithm with less overhead; plain MaskablePPO zips);
   4. `model.learn` with callbacks: league snapshots, checkpoints, masked evaluation and TensorBoard
      logging (agents/callbacks.py). Ctrl-C saves a checkpoint and returns;
   5. save model.zip + model.meta.json, evaluate `eval.final_episodes` per opponent into eval.json.
@@ -189,6 +190,16 @@ def torch_setup(cfg: TrainConfig) -> None:
     torch.distributions.Distribution.set_default_validate_args(False)
 
 
+def thread_chooser(cfg: TrainConfig):
+    """The ThreadChooser of the updates (agents/fast_ppo.py) if `train.adaptive_threads` and update_threads
+    differs from torch_threads, else None (the UpdateThreads callback's count)."""
+    from .fast_ppo import ThreadChooser
+
+    t = cfg.train
+    update = t.update_threads or t.torch_threads
+    return ThreadChooser((t.torch_threads, update)) if t.adaptive_threads and update != t.torch_threads else None
+
+
 def build_model(cfg: TrainConfig, venv, tensorboard_log: str | None = None):
     """A fresh MaskablePPO for the config's hyperparameters on `venv` (CPU): a FastMaskablePPO
     (agents/fast_ppo.py), the same algorithm with less overhead, saved as a plain MaskablePPO."""
@@ -199,10 +210,12 @@ def build_model(cfg: TrainConfig, venv, tensorboard_log: str | None = None):
     p = cfg.ppo
     torch_setup(cfg)
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
-    return FastMaskablePPO("MlpPolicy", venv, **ppo_hparams(cfg), seed=cfg.train.seed, device="cpu", verbose=0,
-                           tensorboard_log=tensorboard_log,
-                           policy_kwargs={"net_arch": dict(pi=list(p.net_arch), vf=list(p.net_arch)),
-                                          "activation_fn": act})
+    model = FastMaskablePPO("MlpPolicy", venv, **ppo_hparams(cfg), seed=cfg.train.seed, device="cpu", verbose=0,
+                            tensorboard_log=tensorboard_log,
+                            policy_kwargs={"net_arch": dict(pi=list(p.net_arch), vf=list(p.net_arch)),
+                                           "activation_fn": act})
+    model.update_threads = thread_chooser(cfg)
+    return model
 
 
 def init_weights(cfg: TrainConfig, model, path: str | Path) -> None:
@@ -349,6 +362,7 @@ def run(cfg: TrainConfig | None = None, run_dir: Path | None = None, resume: Pat
         torch_setup(cfg)
         # config.yaml is the source of truth: hyperparameters edited there apply from here on
         model = FastMaskablePPO.load(str(ckpt), env=venv, device="cpu", custom_objects=ppo_hparams(cfg))
+        model.update_threads = thread_chooser(cfg)
         say(f"resuming {run_dir} from {ckpt.name} at step {model.num_timesteps}")
     else:
         model = build_model(cfg, venv)

@@ -230,3 +230,51 @@ def test_saved_model_is_a_plain_maskable_ppo_zip(tmp_path):
     assert again.policy.optimizer.param_groups[0]["fused"]
     again.learn(32, reset_num_timesteps=False)  # and it trains on: one more rollout of 2 x 16 steps
     assert again.num_timesteps == 64
+
+
+def test_thread_chooser_uses_the_faster_count_and_notices_changes():
+    from agents.fast_ppo import ThreadChooser
+
+    ch = ThreadChooser((1, 2), explore_every=3)
+    speed = {1: 1.0, 2: 0.6}  # seconds per sample of each count: 2 threads faster
+    used = []
+    for update in range(24):
+        if update == 12:
+            speed = {1: 1.0, 2: 6.0}  # another process takes a core: 2 threads now much slower
+        ch.start_update()
+        for k in range(16):
+            n = ch.next()
+            used.append(n)
+            warm_up = 50.0 if update == 0 and k in (0, 2) else 0.0  # a count's first minibatch is slow
+            ch.record(n, speed[n] + warm_up)
+    per_update = [used[i:i + 16] for i in range(0, len(used), 16)]
+    assert per_update[0][:4] == [1, 1, 2, 2]  # the first update times both (the first minibatch of each unused)
+    assert per_update[0][4:] == [2] * 12  # then the faster one
+    assert per_update[2] == [2] * 16  # no trial between explorations
+    assert per_update[3][0] == 1 and per_update[3][1:] == [2] * 15  # every 3rd update tries the other count
+    assert all(n == 1 for n in per_update[-1]) and ch.best == 1  # switched after the change
+    assert per_update[12][2:] == [1] * 14  # ...after one slow minibatch
+    assert all(u.count(2) <= 1 for u in per_update[13:])  # then only the rare trials
+    for _ in range(3):  # and back when the core is free again, at the next trial of 2 threads
+        ch.start_update()
+        for _ in range(16):
+            n = ch.next()
+            ch.record(n, {1: 1.0, 2: 0.6}[n])
+    assert ch.best == 2
+
+
+def test_updates_with_a_thread_chooser_restore_the_thread_count():
+    from agents.fast_ppo import ThreadChooser
+
+    venv = _tiny_env(2)
+    model = FastMaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=16, n_epochs=2, seed=0,
+                            policy_kwargs={"net_arch": [16]})
+    model.update_threads = ThreadChooser((1, 2))
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        model.learn(64)
+        assert torch.get_num_threads() == 1
+        assert all(v is not None and v > 0 for v in model.update_threads.cost.values())  # both counts timed
+    finally:
+        torch.set_num_threads(before)
