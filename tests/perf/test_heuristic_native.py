@@ -186,3 +186,35 @@ def test_cached_attack_estimates_are_the_rulesets():
                 kinds.add(d.action)
                 n += 1
     assert n > 1000 and kinds == {"melee_attack", "ranged_attack", "full_attack", "charge"}, (n, kinds)
+
+
+def _figures(strike):
+    return None if strike is None else (strike[0].hit_chance, strike[0].expected_damage, strike[0].kill_chance,
+                                        strike[1])
+
+
+def test_strikes_and_threats_by_class_are_computed_ones():
+    """`_View._strike` and `_threat_of` answer from caches keyed by the class of the sight line (melee reach,
+    range band, cover, sight) across squares and states; each answer equals one computed from cold caches for
+    that very square."""
+    warm = T.make(RS)
+    rng = random.Random(6)
+    n = 0
+    for k, b in enumerate(_states(10, seed=23)):
+        if k % 3:
+            continue
+        enc, a = b.enc, b.enc.actor
+        v = warm.view(enc, a)
+        g = enc.grid
+        squares = [(rng.randrange(g.width), rng.randrange(g.height)) for _ in range(6)]
+        for pos in squares:
+            if g.terrain[g.index(*pos)] != "floor":
+                continue
+            for e in v.enemies:
+                aimed = rng.random() < 0.3
+                cold = T.make(RS).view(enc, a)
+                assert _figures(v._strike(e, pos, aimed)) == _figures(cold._strike(e, pos, aimed)), (k, pos, e.id)
+                cold = T.make(RS).view(enc, a)
+                assert v._threat_of(e, pos) == cold._threat_of(e, pos), (k, pos, e.id)
+                n += 1
+    assert n > 300, n

@@ -27,7 +27,7 @@ static PyObject *S__threat, *S__threat_fields, *S__offense_fields, *S__table, *S
     *S_width, *S_height, *S_metric, *S__aoo, *S_a, *S_first, *S_id, *S_stats, *S_speed, *S_reach, *S_pos,
     *S__sight, *S__strike, *S__threat_of, *S_estimate, *S_aoo_cost, *S__target, *S_approach, *S__approach,
     *S_reach_value, *S__melee, *S_expected_damage, *S_kill_chance, *S_alternating, *S_chebyshev, *S__geometry,
-    *S_line, *S__threats, *S_line_codes, *S_misc, *S_move, *S_withdraw, *S_run;
+    *S_line, *S__threats, *S_line_codes, *S_class_info, *S_misc, *S_move, *S_withdraw, *S_run;
 
 /* A field's values by slot (a square, or a square and whether aimed) in C, kept in the field's dict under the key
  * None (the Python path keys it by squares only): a bytearray of a count, a code per slot (0: not known yet, else
@@ -42,10 +42,27 @@ typedef struct {
     int stride;
 } Coded;
 
+/* What `_View.class_info(u)` says of a unit: whether it has a melee weapon, its reach and speed, and the upper bounds
+ * of its ranged weapon's range bands (`combat.range_band`), read once per kernel. */
+#define MAX_TOPS 8
+typedef struct {
+    int loaded, melee, ranged, n_tops;
+    long reach, speed, tops[MAX_TOPS];
+} Info;
+
+/* A strike or a threat depends on the squares only through the class of the sight line between them (whether a melee
+ * weapon reaches, a ranged weapon's band, the cover, the line of sight): per pair of unit states (a `by_pair` dict),
+ * a table of rows by class, kept in that dict under the key None; a row's first double is 0 until it is known. */
+#define STRIKE_CLASSES 60 /* ((reach * 5 + band + 1) * 3 + cover) * 2 + aimed */
+#define THREAT_CLASSES 90 /* ((near * 5 + band + 1) * 3 + cover) * 2 + line of sight */
+
 typedef struct {
     PyObject *unit, *id, *field, *by_pair; /* owned */
     int ei, x, y;
     Coded coded;
+    Info info;
+    PyObject *cls_obj; /* owned: the class table in by_pair */
+    double *cls;
     int have_target; /* the target constants of `_Turn._target`, read once */
     double hp, kill, weight;
 } Foe;
@@ -70,6 +87,7 @@ typedef struct {
     double *pos_arr, *off_arr;
     double *threat_arr, *aoo_arr; /* this view's: NaN until known */
     Reach *reach;
+    Info actor_info;
 } Kernel;
 
 static int dist(const Kernel *k, int ax, int ay, int bx, int by) {
@@ -184,6 +202,7 @@ static void clear_foes(Foe *f, int n) {
         Py_XDECREF(f[k].field);
         Py_XDECREF(f[k].by_pair);
         Py_XDECREF(f[k].coded.obj);
+        Py_XDECREF(f[k].cls_obj);
     }
     PyMem_Free(f);
 }
@@ -262,12 +281,14 @@ static int Kernel_traverse(Kernel *k, visitproc visit, void *arg) {
         Py_VISIT(k->threat[n].field);
         Py_VISIT(k->threat[n].by_pair);
         Py_VISIT(k->threat[n].coded.obj);
+        Py_VISIT(k->threat[n].cls_obj);
     }
     for (n = 0; k->offense && n < k->n_offense; n++) {
         Py_VISIT(k->offense[n].unit);
         Py_VISIT(k->offense[n].field);
         Py_VISIT(k->offense[n].by_pair);
         Py_VISIT(k->offense[n].coded.obj);
+        Py_VISIT(k->offense[n].cls_obj);
     }
     return 0;
 }
@@ -488,6 +509,103 @@ static PyObject *sight(Kernel *k, int i, int j) {
     return got;
 }
 
+/* the unit's Info from `view.class_info(unit)` */
+static int load_info(Kernel *k, PyObject *unit, Info *in) {
+    PyObject *got = PyObject_CallMethodObjArgs(k->view, S_class_info, unit, NULL), *tops;
+    Py_ssize_t n;
+    if (!got)
+        return -1;
+    if (!PyTuple_Check(got) || PyTuple_GET_SIZE(got) != 4) {
+        Py_DECREF(got);
+        PyErr_SetString(PyExc_TypeError, "class_info gives (melee, reach, speed, tops)");
+        return -1;
+    }
+    if ((in->melee = PyObject_IsTrue(PyTuple_GET_ITEM(got, 0))) < 0)
+        goto fail;
+    in->reach = PyLong_AsLong(PyTuple_GET_ITEM(got, 1));
+    in->speed = PyLong_AsLong(PyTuple_GET_ITEM(got, 2));
+    if (PyErr_Occurred())
+        goto fail;
+    tops = PyTuple_GET_ITEM(got, 3);
+    in->ranged = tops != Py_None;
+    in->n_tops = 0;
+    if (in->ranged) {
+        if (!PyTuple_Check(tops) || PyTuple_GET_SIZE(tops) > MAX_TOPS) {
+            PyErr_SetString(PyExc_TypeError, "range band tops are a short tuple");
+            goto fail;
+        }
+        for (n = 0; n < PyTuple_GET_SIZE(tops); n++) {
+            in->tops[n] = PyLong_AsLong(PyTuple_GET_ITEM(tops, n));
+            if (in->tops[n] == -1 && PyErr_Occurred())
+                goto fail;
+        }
+        in->n_tops = (int)PyTuple_GET_SIZE(tops);
+    }
+    Py_DECREF(got);
+    in->loaded = 1;
+    return 0;
+fail:
+    Py_DECREF(got);
+    return -1;
+}
+
+/* `combat.range_band`: the first band whose top is at least d, or -1 */
+static int band_of(const Info *in, long d) {
+    int b;
+    for (b = 0; b < in->n_tops; b++)
+        if (d <= in->tops[b])
+            return b;
+    return -1;
+}
+
+/* (line of sight, line of effect, cover 0 / 1 / 2, distance) of the sight line between flat squares i and j */
+static int sight_class(Kernel *k, int i, int j, int *los, int *loe, int *cover, long *d) {
+    PyObject *pk = sight(k, i, j);
+    long bonus;
+    if (!pk)
+        return -1;
+    if (!PyTuple_Check(pk) || PyTuple_GET_SIZE(pk) != 4) {
+        Py_DECREF(pk);
+        PyErr_SetString(PyExc_TypeError, "a sight line is a 4-tuple");
+        return -1;
+    }
+    *los = PyObject_IsTrue(PyTuple_GET_ITEM(pk, 0));
+    *loe = PyObject_IsTrue(PyTuple_GET_ITEM(pk, 1));
+    bonus = PyLong_AsLong(PyTuple_GET_ITEM(pk, 2));
+    *d = PyLong_AsLong(PyTuple_GET_ITEM(pk, 3));
+    Py_DECREF(pk);
+    if (*los < 0 || *loe < 0 || PyErr_Occurred())
+        return -1;
+    *cover = bonus == 0 ? 0 : bonus == 5 ? 1 : bonus == 10 ? 2 : -1;
+    if (*cover < 0) {
+        PyErr_SetString(PyExc_ValueError, "a cover bonus is 0, 5 or 10");
+        return -1;
+    }
+    return 0;
+}
+
+/* the class table of foe f (rows of `stride` doubles, zeros until known), made in its by_pair dict on first use */
+static double *classes(Foe *f, Py_ssize_t rows, int stride) {
+    if (!f->cls) {
+        Py_ssize_t size = rows * stride * (Py_ssize_t)sizeof(double);
+        PyObject *got = PyDict_GetItemWithError(f->by_pair, Py_None);
+        if (got && PyByteArray_CheckExact(got) && PyByteArray_GET_SIZE(got) == size) {
+            Py_INCREF(got);
+        } else {
+            if (PyErr_Occurred() || !(got = PyByteArray_FromStringAndSize(NULL, size)))
+                return NULL;
+            memset(PyByteArray_AS_STRING(got), 0, (size_t)size);
+            if (PyDict_SetItem(f->by_pair, Py_None, got) < 0) {
+                Py_DECREF(got);
+                return NULL;
+            }
+        }
+        f->cls_obj = got;
+        f->cls = (double *)PyByteArray_AS_STRING(got);
+    }
+    return f->cls;
+}
+
 /* `_View.threat(pos)` */
 static int threat(Kernel *k, PyObject *pos, int i, double *out) {
     double sum = 0.0;
@@ -499,29 +617,40 @@ static int threat(Kernel *k, PyObject *pos, int i, double *out) {
     for (n = 0; n < k->n_threat; n++) {
         Foe *f = &k->threat[n];
         const double *known = coded_get(&f->coded, i);
-        PyObject *v, *pk;
+        PyObject *v;
         double x;
         if (known) {
             sum += *known;
             continue;
         }
-        /* a threat depends on the squares only through the sight line between them */
-        if (!(pk = sight(k, f->ei, i)))
-            return -1;
-        v = PyDict_GetItemWithError(f->by_pair, pk);
-        if (v) {
-            Py_INCREF(v);
-        } else if (PyErr_Occurred() || !(v = PyObject_CallMethodObjArgs(k->view, S__threat_of, f->unit, pos, NULL)) ||
-                   PyDict_SetItem(f->by_pair, pk, v) < 0) {
-            Py_DECREF(pk);
-            Py_XDECREF(v);
-            return -1;
+        {
+            int los, loe, cover, near = 0, band, code;
+            long d;
+            double *row;
+            if (sight_class(k, f->ei, i, &los, &loe, &cover, &d) < 0 ||
+                (!f->info.loaded && load_info(k, f->unit, &f->info) < 0) ||
+                !(row = classes(f, THREAT_CLASSES, 2)))
+                return -1;
+            if (f->info.melee) {
+                long lim = f->info.speed + f->info.reach;
+                near = d <= lim ? 2 : d <= lim + f->info.speed ? 1 : 0;
+            }
+            band = f->info.ranged ? band_of(&f->info, d) : -1;
+            code = ((near * 5 + band + 1) * 3 + (band >= 0 ? cover : 0)) * 2 + (los != 0);
+            row += 2 * code;
+            if (row[0] != 0.0) {
+                x = row[1];
+            } else {
+                if (!(v = PyObject_CallMethodObjArgs(k->view, S__threat_of, f->unit, pos, NULL)))
+                    return -1;
+                x = as_double(v, &err);
+                Py_DECREF(v);
+                if (err)
+                    return -1;
+                row[0] = 1.0;
+                row[1] = x;
+            }
         }
-        Py_DECREF(pk);
-        x = as_double(v, &err);
-        Py_DECREF(v);
-        if (err)
-            return -1;
         coded_put(&f->coded, i, &x);
         sum += x;
     }
@@ -679,50 +808,50 @@ static int aoo_cost(Kernel *k, PyObject *pos, int i, double *out) {
     return 0;
 }
 
-/* a strike of the actor on foe f from flat square i: [1 (none) or 2, ranged, expected damage, kill chance] */
+/* a strike of the actor on foe f from flat square i: [1 (none) or 2, ranged, expected damage, kill chance] (the
+ * view's `_strike`, by the class of the sight line) */
 static int strike(Kernel *k, Foe *f, PyObject *pos, int i, int aimed, double out[4]) {
-    PyObject *aim = aimed ? Py_True : Py_False, *pk, *pk2, *st;
-    const double *known = coded_get(&f->coded, (Py_ssize_t)aimed * k->w * k->h + i);
-    int ranged;
+    PyObject *st;
+    Py_ssize_t slot = (Py_ssize_t)aimed * k->w * k->h + i;
+    const double *known = coded_get(&f->coded, slot);
+    Info *in = &k->actor_info;
+    int los, loe, cover, reach, band, ranged;
+    long d;
+    double *row;
     if (known) {
         memcpy(out, known, 4 * sizeof(double));
         return 0;
     }
-    /* a strike depends on the squares only through the sight line between them */
-    if (!(pk = sight(k, i, f->ei)))
+    if (sight_class(k, i, f->ei, &los, &loe, &cover, &d) < 0 || (!in->loaded && load_info(k, k->actor, in) < 0) ||
+        !(row = classes(f, STRIKE_CLASSES, 4)))
         return -1;
-    pk2 = PyTuple_Pack(2, pk, aim);
-    Py_DECREF(pk);
-    if (!pk2)
-        return -1;
-    st = PyDict_GetItemWithError(f->by_pair, pk2);
-    if (st) {
-        Py_INCREF(st);
-    } else if (PyErr_Occurred() || !(st = PyObject_CallMethodObjArgs(k->view, S__strike, f->unit, pos, aim, NULL)) ||
-               PyDict_SetItem(f->by_pair, pk2, st) < 0) {
-        Py_DECREF(pk2);
-        Py_XDECREF(st);
-        return -1;
-    }
-    Py_DECREF(pk2);
-    memset(out, 0, 4 * sizeof(double));
-    out[0] = 1.0;
-    if (st != Py_None) {
-        if (!PyTuple_Check(st) || PyTuple_GET_SIZE(st) != 2) {
-            Py_DECREF(st);
-            PyErr_SetString(PyExc_TypeError, "a strike is (estimate, ranged)");
+    reach = in->melee && (d <= 1 || (d <= in->reach && loe));
+    band = in->ranged && los && loe ? band_of(in, d) : -1;
+    row += 4 * (((reach * 5 + band + 1) * 3 + (band >= 0 ? cover : 0)) * 2 + (aimed != 0));
+    if (row[0] == 0.0) { /* a class not met yet for these two units: the view's strike */
+        if (!(st = PyObject_CallMethodObjArgs(k->view, S__strike, f->unit, pos, aimed ? Py_True : Py_False, NULL)))
             return -1;
+        memset(out, 0, 4 * sizeof(double));
+        out[0] = 1.0;
+        if (st != Py_None) {
+            if (!PyTuple_Check(st) || PyTuple_GET_SIZE(st) != 2) {
+                Py_DECREF(st);
+                PyErr_SetString(PyExc_TypeError, "a strike is (estimate, ranged)");
+                return -1;
+            }
+            if ((ranged = PyObject_IsTrue(PyTuple_GET_ITEM(st, 1))) < 0 ||
+                est_figures(PyTuple_GET_ITEM(st, 0), &out[2], &out[3]) < 0) {
+                Py_DECREF(st);
+                return -1;
+            }
+            out[0] = 2.0;
+            out[1] = ranged;
         }
-        if ((ranged = PyObject_IsTrue(PyTuple_GET_ITEM(st, 1))) < 0 ||
-            est_figures(PyTuple_GET_ITEM(st, 0), &out[2], &out[3]) < 0) {
-            Py_DECREF(st);
-            return -1;
-        }
-        out[0] = 2.0;
-        out[1] = ranged;
+        Py_DECREF(st);
+        memcpy(row, out, 4 * sizeof(double));
     }
-    Py_DECREF(st);
-    coded_put(&f->coded, (Py_ssize_t)aimed * k->w * k->h + i, out);
+    memcpy(out, row, 4 * sizeof(double));
+    coded_put(&f->coded, slot, out);
     return 0;
 }
 
@@ -1436,6 +1565,7 @@ PyMODINIT_FUNC PyInit__tactics(void) {
     INTERN(S_line, "line")
     INTERN(S__threats, "_threats")
     INTERN(S_line_codes, "line_codes")
+    INTERN(S_class_info, "class_info")
     INTERN(S_misc, "misc")
     INTERN(S_move, "move")
     INTERN(S_withdraw, "withdraw")

@@ -29,6 +29,7 @@ from engine.core.units import Unit
 
 from . import combat as C
 from .observe import _line_codes
+from .stats import RANGES
 
 try:  # the heuristic's square values in C (`_tactics.c`); without it the heuristic's Python methods do the work
     from . import _tactics as _native
@@ -70,6 +71,7 @@ class SagaTactics:
         self._fields: dict = {}  # walking-distance fields to the enemies, by map and enemy squares
         self._first: dict = {}  # attacker token -> (first melee weapon, first ranged weapon)
         self._danger: dict = {}  # (attacker token, target token) -> `_View.danger`
+        self._classes: dict = {}  # strikes and threats by what they depend on (`_View._strike`, `_threat_of`)
 
     def token(self, key) -> int:
         """A small int standing for a (large, hashable) key, so per-square caches hash cheaply."""
@@ -83,6 +85,7 @@ class SagaTactics:
                 self._by_pair.clear()
                 self._first.clear()
                 self._danger.clear()
+                self._classes.clear()
             got = self._tokens[key] = next(self._counter)  # never reused, even after a clear
         return got
 
@@ -320,6 +323,13 @@ class _View:
         got = self._table.get((i, j) if i <= j else (j, i))
         return got if got is not None else SagaTactics.sight(self.g, self._table, i, j)
 
+    def class_info(self, u: Unit) -> tuple[bool, int, int, tuple[int, ...] | None]:
+        """For the C kernel: whether u has a melee weapon, its reach and speed, and the upper bounds of its ranged
+        weapon's range bands (`combat.range_band`), None without one."""
+        m, r = self.first[u.id]
+        return (m is not None, u.stats["reach"], u.stats["speed"],
+                tuple(RANGES[C.weapon(u, r)["group"]]) if r is not None else None)
+
     def line_codes(self) -> bytes:
         """Per square, what it does to a line through it (`observe._line_codes`), for the C kernel's sight."""
         return _line_codes(self.g)
@@ -437,21 +447,30 @@ class _View:
 
     # -- offense --
     def _strike(self, e: Unit, pos, aimed: bool):
-        """(estimate, needs a clear line) of a's best single attack on e from pos, ignoring other units."""
+        """(estimate, needs a clear line) of a's best single attack on e from pos, ignoring other units.
+
+        Cached by what it depends on: whether the melee weapon reaches, the ranged weapon's band and the cover
+        (the estimates' keys), for the two units' states; many sight lines share these."""
         a = self.a
         melee, ranged = self.first[a.id]
-        best = None
         pair = self.pair(pos, e.pos)
-        if melee is not None:
-            d = pair[3]
-            if d <= 1 or (d <= a.stats["reach"] and pair[1]):
+        los, loe, cover, d = pair
+        reach = melee is not None and (d <= 1 or (d <= a.stats["reach"] and loe))
+        band = C.range_band(C.weapon(a, ranged), d) if ranged is not None and los and loe else None
+        key = ("strike", self.att[a.id], self.tgt[e.id], reach, band, cover if band is not None else None, aimed)
+        classes = self.tac._classes
+        got = classes.get(key, _MISSING)
+        if got is _MISSING:
+            best = None
+            if reach:
                 best = (self.estimate(a, e, melee, pos, e.pos), False)
-        if ranged is not None:
-            if pair[0] and pair[1] and C.range_band(C.weapon(a, ranged), pair[3]) is not None:
+            if band is not None:
                 est = self.estimate(a, e, ranged, pos, e.pos, aimed, pair)
                 if best is None or est.expected_damage > best[0].expected_damage:
                     best = (est, True)
-        return best
+            self.tac._trim(classes)
+            got = classes[key] = best
+        return got
 
     def offense(self, pos, aimed: bool = False) -> list[tuple[Unit, Estimate, float]]:
         """Attacks one standard action can make from pos: (target, estimate, AoO cost of making it)."""
@@ -513,21 +532,34 @@ class _View:
 
     # -- defence --
     def _threat_of(self, e: Unit, pos) -> float:
+        """Expected damage e can deal a standing at pos next turn (a melee blow after a move, a little after two;
+        a shot, halved without a line of sight). Cached by what it depends on: how near e is, its ranged
+        weapon's band, the cover and the sight, for the two units' states; many sight lines share these."""
         a = self.a
-        best = 0.0
         m, r = self.first[e.id]
         pair = self.pair(e.pos, pos)
+        los, _loe, cover, dist = pair
+        near = 0
         if m is not None:
-            dist = pair[3]
             lim = e.stats["speed"] + e.stats["reach"]
-            if dist <= lim + e.stats["speed"]:
+            near = 2 if dist <= lim else 1 if dist <= lim + e.stats["speed"] else 0
+        band = C.range_band(C.weapon(e, r), dist) if r is not None else None
+        key = ("threat", self.att[e.id], self.tgt[a.id], near, r is not None, band,
+               cover if band is not None else None, los)
+        classes = self.tac._classes
+        best = classes.get(key)
+        if best is None:
+            best = 0.0
+            if near:
                 est = self.estimate(e, a, m, e.pos, pos).expected_damage
-                best = est if dist <= lim else _LATER_MELEE_SHARE * est
-        if r is not None:
-            est = self.estimate(e, a, r, e.pos, pos, False, pair).expected_damage
-            if not pair[0]:
-                est *= _NO_LOS_SHARE
-            best = max(best, est)
+                best = est if near == 2 else _LATER_MELEE_SHARE * est
+            if r is not None:
+                est = self.estimate(e, a, r, e.pos, pos, False, pair).expected_damage
+                if not los:
+                    est *= _NO_LOS_SHARE
+                best = max(best, est)
+            self.tac._trim(classes)
+            classes[key] = best
         return best
 
     def threat(self, pos) -> float:
