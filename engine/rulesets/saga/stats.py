@@ -51,7 +51,8 @@ def templates() -> dict[str, dict]:
 
 @lru_cache(maxsize=None)
 def _template_stats(name: str) -> dict:
-    """A template's validated stat block with defaults filled in (shared: copy it before use)."""
+    """A template's validated stat block with defaults filled in (one object shared by every unit made from the
+    template as it is: never change it in place)."""
     return validate_stats(copy.deepcopy(templates()[name]), f"units.yaml '{name}'")
 
 
@@ -128,8 +129,10 @@ def make_unit(uid: int, spec: dict, where: str) -> Unit:
     if tpl_name is not None and tpl_name not in templates():
         raise InputError(f"unknown template '{tpl_name}'", where, f"Saga templates: {', '.join(sorted(templates()))}")
     overrides = {k: v for k, v in spec.items() if k not in UNIT_KEYS}
-    if tpl_name is not None and not overrides:  # the template as it is (every training episode makes units)
-        stats = copy.deepcopy(_template_stats(tpl_name))
+    if tpl_name is not None and not overrides:
+        # the template's own validated block, shared (every training episode makes units): stat blocks are
+        # replaced, never mutated in place, during play (see Unit.clone)
+        stats = _template_stats(tpl_name)
     else:
         base = copy.deepcopy(templates()[tpl_name]) if tpl_name is not None else {}
         base.update(overrides)
