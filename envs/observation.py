@@ -40,7 +40,8 @@ BASE_UNIT = 9 + 4
 class ObservationEncoder:
     """Encodes an encounter as seen by its actor into the fixed-size float32 vector described above."""
 
-    def __init__(self, ruleset: Ruleset, max_per_side: int, map_w: int, map_h: int, radius: int = 7):
+    def __init__(self, ruleset: Ruleset, max_per_side: int, map_w: int, map_h: int, radius: int = 7,
+                 prior: str | None = None):
         self.ruleset, self.max_per_side, self.map_w, self.map_h, self.radius = \
             ruleset, max_per_side, map_w, map_h, radius
         self.slot_names = list(ruleset.economy.slots)
@@ -49,6 +50,15 @@ class ObservationEncoder:
         self.n_rows = 2 * max_per_side
         self.side = 2 * radius + 1
         self.size = self.n_global + self.n_rows * self.unit_width + len(PLANES) * self.side * self.side
+        # `prior="heuristic"`: a block of one value per action index after the rest (see envs/prior.py)
+        self.base_size, self.prior = self.size, None
+        if prior == "heuristic":
+            from .codec import ActionCodec
+            from .prior import HeuristicPrior
+            self.prior = HeuristicPrior(ruleset, ActionCodec(ruleset, max_per_side, map_w, map_h))
+            self.size += self.prior.codec.n
+        elif prior is not None:
+            raise ValueError(f"prior '{prior}': the encoder knows 'heuristic' (or None)")
         self._plane_at = {"wall": 0, "window": 0, "heavy_cover": 2, "low_cover": 1, "difficult": 3, "door": 4}
         self._spec = (max_per_side, float(max(1, map_w)), float(max(1, map_h)), self.unit_width, BASE_UNIT, radius,
                       len(ruleset.phases), tuple(self.slot_names), ruleset.economy.slots)
@@ -58,11 +68,16 @@ class ObservationEncoder:
         obs = np.zeros(self.size, dtype=np.float32) if out is None else out
         rs = self.ruleset
         parts = getattr(rs, "observation_parts", None) or self._generic_parts
+        base = obs
+        if self.prior is not None:
+            self.prior.fill(enc, actor, obs[self.base_size:])
+            base = obs[:self.base_size]
         if _native is not None:
-            _native.encode(obs, enc, actor, self._spec, self._terrain_planes(enc.grid), parts,
+            _native.encode(base, enc, actor, self._spec, self._terrain_planes(enc.grid), parts,
                            getattr(rs, "threatens", None))
-            return obs
-        return self._encode_py(enc, actor, obs, parts)
+        else:
+            self._encode_py(enc, actor, base, parts)
+        return obs
 
     def _generic_parts(self, enc: Encounter, actor: Unit, units: list[Unit]) -> list[tuple[list[float], tuple | None]]:
         """`observation_parts` for a ruleset without one: its `unit_features`, and `threat_estimate` both ways."""

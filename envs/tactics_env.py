@@ -54,7 +54,8 @@ class TacticsEnv(gym.Env):
     ## Arguments
     `ruleset`, `encounters` (paths or Encounter objects; otherwise random ones from `generator` kwargs of
     `engine.core.generate.random_encounter`), `learner_side` (a side or "random"), `opponent`
-    ("random", "heuristic", a Policy, or a callable returning one), `max_per_side`, `map_size`, `rewards`.
+    ("random", "heuristic", a Policy, or a callable returning one), `max_per_side`, `map_size`, `rewards`,
+    `prior` ("heuristic": the observation ends with the heuristic's score of every action, `envs/prior.py`).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -64,13 +65,13 @@ class TacticsEnv(gym.Env):
                  opponent: str | Policy | Callable[[], Policy] = "heuristic", max_per_side: int = 4,
                  map_size: tuple[int, int] = (16, 16), round_limit: int | None = None,
                  rewards: dict[str, float] | None = None, record_events: bool = False,
-                 render_mode: str | None = None):
+                 render_mode: str | None = None, prior: str | None = None):
         super().__init__()
         self.rs = get_ruleset(ruleset)
         self.map_w, self.map_h = map_size
         self.max_per_side = max_per_side
         self.codec = ActionCodec(self.rs, max_per_side, self.map_w, self.map_h)
-        self.encoder = ObservationEncoder(self.rs, max_per_side, self.map_w, self.map_h)
+        self.encoder = ObservationEncoder(self.rs, max_per_side, self.map_w, self.map_h, prior=prior)
         self.encounters = [e if isinstance(e, Encounter) else load_encounter(e, self.rs) for e in encounters or []]
         for e in self.encounters:
             self._check_fits(e)

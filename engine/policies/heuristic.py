@@ -138,6 +138,13 @@ class HeuristicPolicy(Policy):
         z = sum(w)
         return [(d, x / z) for (d, _), x in zip(scored, w)]
 
+    def scores(self, battle: "Battle", seed: int | None = None) -> list[tuple[Decision, float]]:
+        """The decisions `choose` weighs with their raw scores (expected-damage units; squares off its lattice
+        left out). With `seed`, the tie-breaking jitter restarts from it, so the scores depend on the state only."""
+        if seed is not None:
+            self._rng.seed(seed)
+        return self._scores(battle, prune=True)
+
     def explain(self, battle: "Battle") -> list[tuple[Decision, float]]:
         """Legal decisions with their raw scores (expected-damage units), best first."""
         return sorted(self._scores(battle), key=lambda x: -x[1])
