@@ -161,6 +161,9 @@ class EnvConfig(_Section):
     round_limit: int = Field(20, ge=1, description="rounds before a draw")
     opponent: OpponentConfig = Field(default_factory=OpponentConfig, description="opponent schedule")
     rewards: RewardConfig = Field(default_factory=RewardConfig, description="reward weights")
+    prior: Literal["none", "heuristic"] = Field(
+        "none", description="'heuristic': the observation ends with the heuristic's score of every action and "
+                            "the policy adds it to its logits (agents/prior_policy.py); no imitation is needed")
 
     @model_validator(mode="after")
     def _fits(self) -> "EnvConfig":

@@ -52,13 +52,13 @@ class ModelPolicy(MaskablePolicy):
     """A live (in-memory) MaskablePPO model as a masked engine Policy, for evaluation during training."""
 
     def __init__(self, model, ruleset: Ruleset, max_per_side: int, map_size: tuple[int, int],
-                 deterministic: bool = True, seed: int | None = 0):
+                 deterministic: bool = True, seed: int | None = 0, prior: str | None = None):
         from envs.codec import ActionCodec
         from envs.observation import ObservationEncoder
 
         self.ruleset, self.model, self.max_per_side = ruleset, model, max_per_side
         self.codec = ActionCodec(ruleset, max_per_side, *map_size)
-        self.encoder = ObservationEncoder(ruleset, max_per_side, *map_size)
+        self.encoder = ObservationEncoder(ruleset, max_per_side, *map_size, prior=prior)
         self.meta = {"map_size": list(map_size), "max_per_side": max_per_side}
         self.deterministic, self.name = deterministic, "learner"
         self._rng = np.random.default_rng(seed)

@@ -32,12 +32,12 @@ def meta_path(model_path: str | Path) -> Path:
 
 
 def write_meta(model_path: str | Path, ruleset: Ruleset, max_per_side: int, map_size: tuple[int, int],
-               **extra) -> dict:
+               prior: str | None = None, **extra) -> dict:
     codec = ActionCodec(ruleset, max_per_side, *map_size)
-    enc = ObservationEncoder(ruleset, max_per_side, *map_size)
+    enc = ObservationEncoder(ruleset, max_per_side, *map_size, prior=prior)
     meta = {"env_id": env_id(ruleset), "ruleset": ruleset.id, "max_per_side": max_per_side,
             "map_size": list(map_size), "encoding_signature": f"v{ENCODING_VERSION}-{codec.signature}-{enc.size}",
-            **extra}
+            **({"prior": prior} if prior else {}), **extra}
     meta_path(model_path).write_text(json.dumps(meta, indent=2))
     return meta
 
@@ -59,7 +59,11 @@ def checked_meta(path: str | Path, ruleset: Ruleset | None = None
         raise InputError(f"the model plays {meta['ruleset']}, not {ruleset.id}", str(path))
     (w, h) = meta["map_size"]
     codec = ActionCodec(ruleset, meta["max_per_side"], w, h)
-    encoder = ObservationEncoder(ruleset, meta["max_per_side"], w, h)
+    prior = meta.get("prior")
+    if prior not in (None, "heuristic"):
+        raise InputError(f"the model's observation has a '{prior}' prior this version does not know", str(path),
+                         "retrain the model with this version (tactician train)")
+    encoder = ObservationEncoder(ruleset, meta["max_per_side"], w, h, prior=prior)
     mine = f"v{ENCODING_VERSION}-{codec.signature}-{encoder.size}"
     if meta["encoding_signature"] != mine:
         raise InputError(f"the model was trained on encoding {meta['encoding_signature']} "

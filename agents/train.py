@@ -139,7 +139,12 @@ def env_kwargs(cfg: TrainConfig) -> dict[str, Any]:
             "generator": {"width": g.width, "height": g.height, "sizes": tuple(g.sizes), "pools": g.pools,
                           "mirrored": g.mirrored},
             "learner_side": e.learner_side, "max_per_side": e.max_per_side, "map_size": tuple(e.map_size),
-            "round_limit": e.round_limit, "rewards": e.rewards.model_dump()}
+            "round_limit": e.round_limit, "rewards": e.rewards.model_dump(), "prior": prior_of(cfg)}
+
+
+def prior_of(cfg: TrainConfig) -> str | None:
+    """The observation's prior block (envs/prior.py), or None."""
+    return None if cfg.env.prior == "none" else cfg.env.prior
 
 
 def make_vec_env(cfg: TrainConfig, league: League | None = None):
@@ -210,10 +215,13 @@ def build_model(cfg: TrainConfig, venv, tensorboard_log: str | None = None):
     p = cfg.ppo
     torch_setup(cfg)
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
-    model = FastMaskablePPO("MlpPolicy", venv, **ppo_hparams(cfg), seed=cfg.train.seed, device="cpu", verbose=0,
-                            tensorboard_log=tensorboard_log,
-                            policy_kwargs={"net_arch": dict(pi=list(p.net_arch), vf=list(p.net_arch)),
-                                           "activation_fn": act})
+    policy, policy_kwargs = "MlpPolicy", {"net_arch": dict(pi=list(p.net_arch), vf=list(p.net_arch)),
+                                          "activation_fn": act}
+    if prior_of(cfg):  # logits = the network's + a learned weight times the prior block
+        from .prior_policy import PriorPolicy
+        policy, policy_kwargs["prior_dim"] = PriorPolicy, int(venv.action_space.n)
+    model = FastMaskablePPO(policy, venv, **ppo_hparams(cfg), seed=cfg.train.seed, device="cpu", verbose=0,
+                            tensorboard_log=tensorboard_log, policy_kwargs=policy_kwargs)
     model.update_threads = thread_chooser(cfg)
     return model
 
@@ -281,7 +289,8 @@ def save_model(model, path: Path, cfg: TrainConfig, light: bool = False, **extra
     if not path.name.endswith(".zip"):
         path = path.with_name(path.name + ".zip")
     e = cfg.env
-    write_meta(path, get_ruleset(cfg.ruleset), e.max_per_side, tuple(e.map_size), steps=int(model.num_timesteps),
+    write_meta(path, get_ruleset(cfg.ruleset), e.max_per_side, tuple(e.map_size), prior=prior_of(cfg),
+               steps=int(model.num_timesteps),
                run=cfg.name, train_env={"encounters": list(e.encounters),
                                         "generator": e.generator.model_dump(mode="json"),
                                         "round_limit": e.round_limit}, **extra)

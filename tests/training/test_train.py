@@ -148,3 +148,30 @@ def test_update_threads_apply_to_the_updates_only():
         assert torch.get_num_threads() == 1  # no update_threads: the rollout's count
     finally:
         torch.set_num_threads(before)
+
+
+def test_a_prior_config_trains_a_prior_policy_that_loads_and_plays(tmp_path):
+    """`env.prior: heuristic` trains PriorPolicy on observations ending with the prior block; the saved model's
+    meta records the prior, and `load_policy` rebuilds the same observation to play it (masked)."""
+    from agents.prior_policy import PriorPolicy
+    from engine.core.battle import Battle
+    from engine.core.dice import SeededDice
+    from engine.core.encounter_file import load_encounter
+    from engine.rulesets import get_ruleset
+
+    cfg = load_config("configs/saga/smoke.yaml", ["env.prior=heuristic", "imitation.samples=0",
+                                                  "train.total_timesteps=512", "eval.final_episodes=4"])
+    result = run(cfg, root=tmp_path)
+    d = Path(result["run_dir"])
+    meta = json.loads((d / "model.meta.json").read_text())
+    assert meta["prior"] == "heuristic"
+    pol = load_policy(str(d / "model.zip"), get_ruleset("saga"))
+    assert isinstance(pol.model.policy, PriorPolicy)
+    assert pol.encoder.size == pol.encoder.base_size + pol.codec.n
+    rs = get_ruleset("saga")
+    b = Battle(load_encounter("configs/encounters/saga/cantina_ambush.yaml", rs), rs, SeededDice(0))
+    b.start()
+    for _ in range(20):
+        if b.over:
+            break
+        b.step(pol.choose(b))  # an illegal choice would raise
