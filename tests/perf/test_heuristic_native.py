@@ -218,3 +218,38 @@ def test_strikes_and_threats_by_class_are_computed_ones():
                 assert v._threat_of(e, pos) == cold._threat_of(e, pos), (k, pos, e.id)
                 n += 1
     assert n > 300, n
+
+
+def test_caches_do_not_carry_values_across_maps():
+    """Units of one template share their stat block across encounters, so the same units can stand on the same
+    squares of different maps: the tactics caches (and the policy's square memo) must tell the maps apart. A
+    policy whose caches have seen other maps scores every decision as one with fresh caches does."""
+    seen = H.HeuristicPolicy(5)
+    n = 0
+    for k in range(16):
+        enc = random_encounter(RS, random.Random(700 + k % 8), 12, 12, sizes=(2, 3))
+        if k >= 8:  # the same units again, on other maps
+            other = random_encounter(RS, random.Random(900 + k), 12, 12, sizes=(2, 3))
+            enc.grid = other.grid
+            if any(enc.grid.terrain[enc.grid.index(*u.pos)] != "floor" for u in enc.units):
+                continue
+        b = Battle(enc, RS, SeededDice(k))
+        b.start()
+        fresh = _Fresh(5)
+        steps = 0
+        while not b.over and steps < 60:
+            seen._rng, fresh.policy._rng = random.Random(steps), random.Random(steps)  # the same jitter
+            got, want = seen.explain(b), fresh.explain(b)
+            assert got == want, (k, steps)
+            b.step(max(want, key=lambda x: x[1])[0])
+            steps += 1
+            n += 1
+    assert n > 300, n
+
+
+class _Fresh(_Python):
+    """A heuristic on the C path with tactics of its own."""
+
+    def __init__(self, seed: int):
+        super().__init__(seed)
+        self.policy.native = True

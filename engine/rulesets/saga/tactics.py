@@ -20,6 +20,7 @@ moves and attacks.
 from __future__ import annotations
 
 import itertools
+import weakref
 from array import array
 
 from engine.core.decision import Decision
@@ -51,7 +52,7 @@ class SagaTactics:
     Caches survive between decisions and are keyed by what they depend on, never by `enc.version`:
     sight lines by the map's door state, attack estimates by the two units' state and the range band and
     cover between them (the only ways the attacker's and target's squares enter an estimate), threat and
-    offense per square by the units' positions and state.
+    offense per square by the units' positions and state and the map (`map_token`) with its doors.
     """
 
     attack_cost = "standard"
@@ -72,6 +73,14 @@ class SagaTactics:
         self._first: dict = {}  # attacker token -> (first melee weapon, first ranged weapon)
         self._danger: dict = {}  # (attacker token, target token) -> `_View.danger`
         self._classes: dict = {}  # strikes and threats by what they depend on (`_View._strike`, `_threat_of`)
+        self._maps: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # map geometry -> its number
+
+    def map_token(self, g) -> int:
+        """A number standing for the map g is (its shared geometry), never reused for another map."""
+        got = self._maps.get(g._geometry)
+        if got is None:
+            got = self._maps[g._geometry] = next(self._counter)
+        return got
 
     def token(self, key) -> int:
         """A small int standing for a (large, hashable) key, so per-square caches hash cheaply."""
@@ -206,7 +215,8 @@ _OUT_OF_RANGE = Estimate(notes=["out of range"])
 def _attacker_sig(u: Unit) -> tuple:
     """What of a unit's state enters its attack bonus and damage (not its square, not its aim).
 
-    `id(u.stats)` tells units of different encounters apart (stat blocks are shared by clones)."""
+    `id(u.stats)` stands for the stat block (blocks are replaced, never changed in place); units of one template
+    share theirs across encounters, and what depends on the map is keyed by `_View.world` too."""
     s = u.state
     return (u.id, u.name, id(u.stats), s["ct"], s["prone"], s["charged"], tuple(s["hands"]), tuple(s["lost"]), tuple(s["modes"]),
             s["suppressed"], len(s["grabbed_by"]), s["attack_penalty"], s["pinned_by"], s["no_attacks"])
@@ -272,7 +282,9 @@ class _View:
         self.att, self.tgt, self.first = att, tgt, first
         self._units = units  # per active unit (id, attacker token, target token, square; None for the actor)
         self.enemies = enc.enemies(a)
-        self.world = token((frozenset(g.open_doors), frozenset(g.broken)))
+        # the map and its doors: what squares mean (units of one template share a stat block across encounters,
+        # so unit tokens do not tell maps apart)
+        self.world = token((tac.map_token(g), frozenset(g.open_doors), frozenset(g.broken)))
         self.occupied = occupied
         self._table = tac.sight_table(g)
         rs = self.rs
@@ -593,6 +605,11 @@ class _View:
             g, a = self.g, self.a
             got = 0.0
             if self._threats is None:
+                # the enemies that take attacks of opportunity are among those within their reach of pos
+                dist = g.distance
+                if not any(dist(e.pos, pos) <= e.stats["reach"] for e in self.enemies):
+                    self._aoo[pos] = got
+                    return got
                 self._threats = self.rs._threats(self.enc, a)
             for eid in self._threats.get(pos[1] * g.width + pos[0], ()):
                 e = self.enc.units[eid]
