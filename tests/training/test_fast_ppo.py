@@ -212,6 +212,8 @@ def test_one_update_moves_the_weights_as_maskable_ppo_does():
 def test_saved_model_is_a_plain_maskable_ppo_zip(tmp_path):
     venv = _tiny_env(2)
     model = FastMaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=16, seed=0, policy_kwargs={"net_arch": [16]})
+    from agents.fast_ppo import ThreadChooser
+    model.update_threads = ThreadChooser((1, 2))
     model.learn(32)
     path = tmp_path / "m.zip"
     model.save(path)
