@@ -605,11 +605,6 @@ class _View:
             g, a = self.g, self.a
             got = 0.0
             if self._threats is None:
-                # the enemies that take attacks of opportunity are among those within their reach of pos
-                dist = g.distance
-                if not any(dist(e.pos, pos) <= e.stats["reach"] for e in self.enemies):
-                    self._aoo[pos] = got
-                    return got
                 self._threats = self.rs._threats(self.enc, a)
             for eid in self._threats.get(pos[1] * g.width + pos[0], ()):
                 e = self.enc.units[eid]
