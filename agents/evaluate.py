@@ -64,6 +64,7 @@ class ModelPolicy(MaskablePolicy):
         self._rng = np.random.default_rng(seed)
         self._obs = np.zeros(self.encoder.size, dtype=np.float32)
         self._layers = []  # the live model keeps training: always read its current weights through torch
+        self._prior = None
 
 
 def encounter_source(ruleset: Ruleset, encounters: list[str | Path] | None = None,

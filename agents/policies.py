@@ -91,6 +91,7 @@ class MaskablePolicy(Policy):
         self._rng = np.random.default_rng(seed)
         self._obs = np.zeros(self.encoder.size, dtype=np.float32)
         self._layers: list | None = None
+        self._prior: tuple[int, float] | None = None
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -125,7 +126,11 @@ class MaskablePolicy(Policy):
         layers are copied out once; any other architecture goes through torch."""
         if self._numpy_path():
             _, w, b = self._layers[-1]
-            return (w @ self._hidden(obs) + b).astype(np.float64)
+            out = w @ self._hidden(obs) + b
+            if self._prior is not None:  # PriorPolicy: + its weight times the observation's prior block
+                base, k = self._prior
+                out += k * obs[base:]
+            return out.astype(np.float64)
         import torch
 
         pol = self.model.policy
@@ -146,7 +151,11 @@ class MaskablePolicy(Policy):
         obs = self.encoder.encode(enc, actor, self._obs)
         if self._numpy_path():
             _, w, b = self._layers[-1]
-            logits = (w[rows] @ self._hidden(obs) + b[rows]).astype(np.float64)
+            logits = w[rows] @ self._hidden(obs) + b[rows]
+            if self._prior is not None:
+                base, k = self._prior
+                logits += k * obs[base:][rows]
+            logits = logits.astype(np.float64)
         else:
             logits = self.logits(obs)[rows]
         return decisions, rows, logits
@@ -155,10 +164,13 @@ class MaskablePolicy(Policy):
         """Whether the actor is a plain MLP, copied out as numpy layers (`_numpy_layers`)."""
         if self._layers is None:
             self._layers = _numpy_layers(self.model.policy) or []
+            self._prior = _prior_part(self.model.policy)
         return bool(self._layers)
 
     def _hidden(self, obs: np.ndarray) -> np.ndarray:
         """The numpy actor up to (not including) its output layer."""
+        if self._prior is not None:
+            obs = obs[:self._prior[0]]
         x = obs.astype(np.float32, copy=False)
         for kind, w, b in self._layers[:-1]:
             if kind == "linear":
@@ -198,10 +210,15 @@ def _numpy_layers(policy) -> list[tuple[str, np.ndarray | None, np.ndarray | Non
     import torch.nn as nn
     from stable_baselines3.common.torch_layers import FlattenExtractor
 
+    from .prior_policy import PriorHead
+
     if not isinstance(policy.pi_features_extractor, FlattenExtractor):
         return None
+    head = policy.action_net
+    if isinstance(head, PriorHead):  # its linear part; the prior block is added apart (`_prior_part`)
+        head = head.linear
     out = []
-    for m in [*policy.mlp_extractor.policy_net, policy.action_net]:
+    for m in [*policy.mlp_extractor.policy_net, head]:
         if isinstance(m, nn.Linear):
             out.append(("linear", m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()))
         elif isinstance(m, nn.ReLU):
@@ -211,6 +228,16 @@ def _numpy_layers(policy) -> list[tuple[str, np.ndarray | None, np.ndarray | Non
         else:
             return None
     return out
+
+
+def _prior_part(policy) -> tuple[int, float] | None:
+    """(where the prior block starts in the observation, its weight) for a PriorPolicy, else None."""
+    from .prior_policy import PriorHead
+
+    head = policy.action_net
+    if not isinstance(head, PriorHead):
+        return None
+    return policy.mlp_extractor.base_dim, float(head.weight.detach())
 
 
 def shipped() -> list[str]:

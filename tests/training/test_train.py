@@ -171,6 +171,13 @@ def test_a_prior_config_trains_a_prior_policy_that_loads_and_plays(tmp_path):
     rs = get_ruleset("saga")
     b = Battle(load_encounter("configs/encounters/saga/cantina_ambush.yaml", rs), rs, SeededDice(0))
     b.start()
+    import numpy as np
+    import torch
+    obs = pol.encoder.encode(b.enc, b.enc.actor).copy()
+    with torch.no_grad():  # the numpy copy of the actor (prior block included) equals the torch policy
+        p = pol.model.policy
+        want = p.action_net(p.mlp_extractor.forward_actor(p.extract_features(torch.as_tensor(obs[None, :]))))[0]
+    assert pol._numpy_path() and np.allclose(pol.logits(obs), want.numpy(), atol=1e-5)
     for _ in range(20):
         if b.over:
             break
