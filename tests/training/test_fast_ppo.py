@@ -11,6 +11,7 @@ from gymnasium import spaces
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 from sb3_contrib.common.maskable.distributions import MaskableCategorical
+from stable_baselines3.common.torch_layers import MlpExtractor
 
 from agents.fast_ppo import (FastMaskablePPO, FastMaskableRolloutBuffer, masked_log_prob_entropy, masked_sample,
                              vec_action_masks)
@@ -156,11 +157,25 @@ def test_acting_net_computes_the_policys_logits_and_values(activation):
         torch.testing.assert_close(values, model.policy.predict_values(obs), rtol=1e-5, atol=1e-5)
 
 
-def test_rollouts_act_with_the_current_weights():
-    """After updates, what a rollout stores (values, log-probabilities) is what the updated policy gives."""
+class _TwiceActor(MlpExtractor):
+    """Not a plain MLP any more: the actor's latent doubled."""
+
+    def forward_actor(self, features):
+        return 2 * super().forward_actor(features)
+
+    def forward(self, features):
+        return self.forward_actor(features), self.forward_critic(features)
+
+
+@pytest.mark.parametrize("custom", [False, True])
+def test_rollouts_act_with_the_current_weights(custom):
+    """After updates, what a rollout stores (values, log-probabilities) is what the updated policy gives (also
+    for a policy whose modules do more than a plain MLP: the rollouts then run through them)."""
     venv = _tiny_env(2)
     model = FastMaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=16, n_epochs=2, seed=0, learning_rate=1e-2,
                             policy_kwargs={"net_arch": [16]})
+    if custom:
+        model.policy.mlp_extractor.__class__ = _TwiceActor
     model.learn(64)  # two rollouts, two updates
     _, callback = model._setup_learn(32, reset_num_timesteps=False)
     assert model.collect_rollouts(venv, callback, model.rollout_buffer, 16)
