@@ -127,7 +127,7 @@ class HeuristicPolicy(Policy):
     def choose(self, battle: "Battle") -> Decision:
         """The best decision. For speed, squares off a coarse lattice that are not key squares (next to
         cover, to an enemy, to the actor) are not considered; `rank` considers them all."""
-        scored = self._scores(battle, prune=True)
+        scored = self._scores(battle, prune=True, best=True)
         return max(scored, key=lambda x: x[1])[0]
 
     def rank(self, battle: "Battle") -> list[tuple[Decision, float]]:
@@ -150,7 +150,9 @@ class HeuristicPolicy(Policy):
         return sorted(self._scores(battle), key=lambda x: -x[1])
 
     # ---- scoring ------------------------------------------------------------------------------------------
-    def _scores(self, battle: "Battle", prune: bool = False) -> list[tuple[Decision, float]]:
+    def _scores(self, battle: "Battle", prune: bool = False, best: bool = False) -> list[tuple[Decision, float]]:
+        """(decision, score) for the legal decisions not pruned, in their order; with `best`, from the C loop
+        only the first of the best (enough for `max`)."""
         legal = battle.legal()
         if len(legal) == 1:
             return [(legal[0], 0.0)]
@@ -159,7 +161,7 @@ class HeuristicPolicy(Policy):
         jitter = self._rng.random
         if t.k is not None:  # the same loop in C
             out = t.k.scores(legal, t.kinds, jitter, t.score, t.square_base, getattr(tac, "constant_misc", {}),
-                             t.a.pos)
+                             t.a.pos, best)
             t.k = t.pos_value = t.best_attack = None  # the kernel refers back to the turn
             return out
         score = t.score

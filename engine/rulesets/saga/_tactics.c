@@ -1286,18 +1286,21 @@ static int square_score(Kernel *k, PyObject *how, PyObject *sq, double *out) {
     return 0;
 }
 
-/* scores(legal, kinds, jitter, score, square_base, constant, here) -> [(decision, score)]: the loop of
+/* scores(legal, kinds, jitter, score, square_base, constant, here, best=False) -> [(decision, score)]: the loop of
  * `HeuristicPolicy._scores`: one `jitter()` per legal decision; pruned ones (kind None) left out; a move, withdrawal
  * or run scored here from `square_base(action, kind)` (asked once per action); a misc decision whose action has a
- * `constant` value scored as that plus `pos_value(here)`; anything else by `score(decision, kind)` */
+ * `constant` value scored as that plus `pos_value(here)`; anything else by `score(decision, kind)`. With `best`, the
+ * list holds only the first of the best scored (what `max` picks from the whole list). */
 static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t nargs) {
-    PyObject *legal, *kinds, *jitter, *score, *square_base, *constant, *here, *out = NULL, *bases = NULL;
+    PyObject *legal, *kinds, *jitter, *score, *square_base, *constant, *here, *out = NULL, *bases = NULL, *top = NULL;
     Py_ssize_t n, cnt;
-    double pos_here = 0.0;
-    int have_here = 0;
-    if (nargs != 7 || !PyList_Check(args[0]) || !PyList_Check(args[1]) || !PyDict_Check(args[5]) ||
+    double pos_here = 0.0, top_v = 0.0;
+    int have_here = 0, best_only = 0;
+    if (nargs == 8 && (best_only = PyObject_IsTrue(args[7])) < 0)
+        return NULL;
+    if (nargs < 7 || nargs > 8 || !PyList_Check(args[0]) || !PyList_Check(args[1]) || !PyDict_Check(args[5]) ||
         PyList_GET_SIZE(args[0]) != PyList_GET_SIZE(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "scores(legal, kinds, jitter, score, square_base, constant: dict, here)");
+        PyErr_SetString(PyExc_TypeError, "scores(legal, kinds, jitter, score, square_base, constant: dict, here, best)");
         return NULL;
     }
     legal = args[0];
@@ -1365,7 +1368,15 @@ static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t narg
                     goto fail;
             }
         }
-        if (!(f = PyFloat_FromDouble(v + 1e-6 * j)))
+        v = v + 1e-6 * j;
+        if (best_only) {
+            if (!top || v > top_v) {
+                top = d;
+                top_v = v;
+            }
+            continue;
+        }
+        if (!(f = PyFloat_FromDouble(v)))
             goto fail;
         pair = PyTuple_Pack(2, d, f);
         Py_DECREF(f);
@@ -1377,10 +1388,23 @@ static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t narg
             goto fail;
     }
     Py_DECREF(bases);
+    if (best_only && top) {
+        PyObject *f = PyFloat_FromDouble(top_v), *pair;
+        if (!f)
+            goto fail_out;
+        pair = PyTuple_Pack(2, top, f);
+        Py_DECREF(f);
+        if (!pair || PyList_Append(out, pair) < 0) {
+            Py_XDECREF(pair);
+            goto fail_out;
+        }
+        Py_DECREF(pair);
+    }
     return out;
 fail:
-    Py_XDECREF(out);
     Py_XDECREF(bases);
+fail_out:
+    Py_XDECREF(out);
     return NULL;
 }
 
@@ -1504,7 +1528,7 @@ static PyMethodDef Kernel_methods[] = {
     {"classify", (PyCFunction)(void (*)(void))Kernel_classify, METH_FASTCALL,
      "classify(legal, kinds, keep, step) -> (kinds, moves, squares by action)."},
     {"scores", (PyCFunction)(void (*)(void))Kernel_scores, METH_FASTCALL,
-     "scores(legal, kinds, jitter, score, square_base, constant, here) -> [(decision, score)]."},
+     "scores(legal, kinds, jitter, score, square_base, constant, here, best=False) -> [(decision, score)]."},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject KernelType = {
