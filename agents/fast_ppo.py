@@ -36,6 +36,7 @@ from gymnasium import spaces
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer, MaskableRolloutBufferSamples
 from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 from stable_baselines3.common.buffers import RolloutBuffer
 from stable_baselines3.common.callbacks import BaseCallback
@@ -261,8 +262,16 @@ class FastMaskablePPO(MaskablePPO):
         fuse_adam(self.policy.optimizer)
 
     def _fast_ok(self) -> bool:
+        """Whether the fast paths compute what sb3-contrib would: a Discrete action space, Box observations,
+        the masked categorical over `action_net`'s output, the policy's own ways to get there not overridden,
+        and the standard rollout buffer. Otherwise everything runs sb3-contrib's code."""
+        pol, base = type(self.policy), MaskableActorCriticPolicy
+        dist = type(self.policy.action_dist)
         return (isinstance(self.action_space, spaces.Discrete) and isinstance(self.observation_space, spaces.Box)
                 and isinstance(self.policy.action_dist, MaskableCategoricalDistribution)
+                and dist.proba_distribution is MaskableCategoricalDistribution.proba_distribution
+                and all(getattr(pol, m) is getattr(base, m)
+                        for m in ("forward", "evaluate_actions", "_get_action_dist_from_latent", "extract_features"))
                 and self.rollout_buffer_class in (None, MaskableRolloutBuffer))
 
     # -- acting ----------------------------------------------------------------------------------------

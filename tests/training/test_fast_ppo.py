@@ -295,3 +295,21 @@ def test_updates_with_a_thread_chooser_restore_the_thread_count():
         assert all(v is not None and v > 0 for v in model.update_threads.cost.values())  # both counts timed
     finally:
         torch.set_num_threads(before)
+
+
+def test_a_policy_with_its_own_evaluate_actions_runs_sb3_contribs_code():
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    class Own(MaskableActorCriticPolicy):
+        calls = 0
+
+        def evaluate_actions(self, *args, **kwargs):
+            Own.calls += 1
+            return super().evaluate_actions(*args, **kwargs)
+
+    venv = _tiny_env(2)
+    model = FastMaskablePPO(Own, venv, n_steps=16, batch_size=16, n_epochs=1, seed=0, policy_kwargs={"net_arch": [8]})
+    assert type(model.rollout_buffer) is MaskableRolloutBuffer
+    model.learn(32)
+    assert Own.calls == 2  # the update went through the policy's own method
+    assert type(FastMaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=16).rollout_buffer) is FastMaskableRolloutBuffer
