@@ -19,6 +19,10 @@ see `engine/rulesets/saga/tactics.py` for the interface):
 Below its `flee_below` fraction of max HP a unit tries to get away instead: squares far from the
 enemies and out of their sight, a withdrawal when threatened, attacks only as a last resort.
 Ties are broken by a tiny seeded jitter, so the policy is deterministic given its seed.
+
+Speed: a tactics view may offer a compiled `kernel` (Saga: `engine/rulesets/saga/_tactics.c`) that runs the
+scoring loop and the square values of a unit that is not fleeing; the Python methods below are its reference and
+fallback, and give the same scores to the last bit (`HeuristicPolicy.native = False` forces them).
 """
 from __future__ import annotations
 

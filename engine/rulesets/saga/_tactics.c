@@ -1,12 +1,19 @@
-/* The heuristic policy's square values over the Saga tactics, in C: `_Turn.pos_value` / `_Turn.best_attack`
- * (engine/policies/heuristic.py) with `_View.threat` / `offense` / `reach_value` / `approach` (tactics.py) inlined,
- * for a unit that is not fleeing. The same arithmetic in the same order of operations, so the doubles are
- * identical; the Python methods are the reference and the fallback (the tests run both on random battles).
+/* The heuristic policy's decision loop over the Saga tactics, in C: for a unit that is not fleeing, `Kernel` does
+ * `_Turn`'s square values (`pos_value`, `best_attack`, with `_View.threat` / `offense` / `reach_value` / `approach` of
+ * tactics.py inlined), the scores of moves, withdrawals and runs, the kinds and pruning of the legal decisions and
+ * the scoring loop with its jitter (`HeuristicPolicy._scores`), calling back `_Turn.score` for the other decisions.
+ * The same arithmetic in the same order of operations, so the doubles are identical; the Python methods are the
+ * reference and the fallback (tests/perf/test_heuristic_native.py runs both on random battles).
  *
- * It reads and fills the very caches the Python path uses (the turn's square memos, the view's threat memo, the
- * per-pair fields and sight-line tables of the tactics), and calls back into Python for what those lack: a sight
- * line (`_View._sight`), a strike or a threat for a new sight line (`_View._strike`, `_View._threat_of`), an attack
- * estimate, an AoO cost, a target's constants (`_Turn._target`), the approach field and the reach list. */
+ * Values are kept in flat arrays: per square in the turn's memos (under the key None of the memo dicts), per view,
+ * and per unit-pair field as a code per square into a table of its few distinct values (in the field dicts); a
+ * strike or a threat is looked up by the class of the sight line (melee reach, range band, cover, sight) in a table
+ * per pair of unit states (in the tactics' by_pair dicts). Python is called back for what those lack: a strike or a
+ * threat of a new class (`_View._strike`, `_threat_of`), an attack estimate, an AoO cost, a target's constants
+ * (`_Turn._target`), a unit's weapons' reach and bands (`_View.class_info`), the approach field and the reach list.
+ * Sight lines missing from the tactics' table are traced here over the view's line codes (_line.h).
+ *
+ * `distance_field` is `tactics._distance_field` (walking steps to the nearest enemy) in C. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdlib.h>
@@ -23,7 +30,7 @@
 
 #define LINE_CAP 4096
 
-static PyObject *S__threat, *S__threat_fields, *S__offense_fields, *S__table, *S__armed, *S_occupied, *S_g,
+static PyObject *S__threat_fields, *S__offense_fields, *S__table, *S__armed, *S_occupied, *S_g,
     *S_width, *S_height, *S_metric, *S__aoo, *S_a, *S_first, *S_id, *S_stats, *S_speed, *S_reach, *S_pos,
     *S__sight, *S__strike, *S__threat_of, *S_estimate, *S_aoo_cost, *S__target, *S_approach, *S__approach,
     *S_reach_value, *S__melee, *S_expected_damage, *S_kill_chance, *S_alternating, *S_chebyshev, *S__geometry,
@@ -75,7 +82,7 @@ typedef struct {
 
 typedef struct {
     PyObject_HEAD
-    PyObject *turn, *view, *pos_memo, *off_memo, *targets, *threat_memo, *table, *aoo, *actor, *melee_n;
+    PyObject *turn, *view, *pos_memo, *off_memo, *targets, *table, *aoo, *actor, *melee_n;
     PyObject *approach, *melee_list; /* lazily: the view's approach field and (enemy, estimate) reach list */
     PyObject *threats;                /* lazily: the view's squares where enemies take attacks of opportunity */
     PyObject *codes;                  /* lazily: the view's line codes (bytes, a code per square), or None */
@@ -265,7 +272,6 @@ static int Kernel_traverse(Kernel *k, visitproc visit, void *arg) {
     Py_VISIT(k->pos_memo);
     Py_VISIT(k->off_memo);
     Py_VISIT(k->targets);
-    Py_VISIT(k->threat_memo);
     Py_VISIT(k->table);
     Py_VISIT(k->aoo);
     Py_VISIT(k->actor);
@@ -299,7 +305,6 @@ static int Kernel_clear(Kernel *k) {
     Py_CLEAR(k->pos_memo);
     Py_CLEAR(k->off_memo);
     Py_CLEAR(k->targets);
-    Py_CLEAR(k->threat_memo);
     Py_CLEAR(k->table);
     Py_CLEAR(k->aoo);
     Py_CLEAR(k->actor);
@@ -361,10 +366,10 @@ static PyObject *Kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     k->next_turn_share = nts;
     k->approach_pull = ap;
     k->close_in = ci;
-    if (!(k->threat_memo = PyObject_GetAttr(view, S__threat)) || !(k->table = PyObject_GetAttr(view, S__table)) ||
+    if (!(k->table = PyObject_GetAttr(view, S__table)) ||
         !(k->aoo = PyObject_GetAttr(view, S__aoo)) || !(k->actor = PyObject_GetAttr(view, S_a)))
         goto fail;
-    if (!PyDict_Check(k->threat_memo) || !PyDict_Check(k->table) || !PyDict_Check(k->aoo)) {
+    if (!PyDict_Check(k->table) || !PyDict_Check(k->aoo)) {
         PyErr_SetString(PyExc_TypeError, "the view's caches are dicts");
         goto fail;
     }
@@ -1553,7 +1558,6 @@ PyMODINIT_FUNC PyInit__tactics(void) {
 #define INTERN(v, s) \
     if (!(v = PyUnicode_InternFromString(s))) \
         return NULL;
-    INTERN(S__threat, "_threat")
     INTERN(S__threat_fields, "_threat_fields")
     INTERN(S__offense_fields, "_offense_fields")
     INTERN(S__table, "_table")

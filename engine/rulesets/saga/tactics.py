@@ -15,7 +15,9 @@ The heuristic (`engine/policies/heuristic.py`) is ruleset-neutral; it looks up
 Estimates come from the ruleset (`attack_estimate`); this module only places units hypothetically (a
 unit's `pos` is swapped and restored, never a clone of the encounter) and caches what does not change
 between decisions: the threat on a square depends on the enemies only, so it survives the actor's own
-moves and attacks.
+moves and attacks. Optional extras the heuristic uses when present: `kinds` and `constant_misc` (what `kind`
+and `misc_value` give by action alone), and a view's `kernel` (the C decision loop of `_tactics.c`, built by the
+install; without it everything runs here and in the heuristic's Python methods).
 """
 from __future__ import annotations
 
