@@ -162,18 +162,15 @@ done:
  * best-first search pops first. */
 #define QUICK_STATES 2048
 #define QUICK_BUDGET 48
-#if defined(__GNUC__) || defined(__clang__)
-#define CTZ64(x) __builtin_ctzll(x)
-#else
-static int CTZ64(unsigned long long x) { /* the lowest set bit of x (not 0) */
-    int n = 0;
-    while (!(x & 1)) {
-        x >>= 1;
-        n++;
-    }
-    return n;
+#include "_ctz.h"
+
+/* a lower bound of the cost left from square j to the goal (gx, gy): its distance */
+static int least_left(int j, int width, int gx, int gy, int alternating) {
+    int dx = j % width - gx, dy = j / width - gy;
+    dx = dx >= 0 ? dx : -dx;
+    dy = dy >= 0 ? dy : -dy;
+    return alternating ? (dx >= dy ? dx + dy / 2 : dy + dx / 2) : (dx >= dy ? dx : dy);
 }
-#endif
 
 /* the squares of state's trail (after the start), first to last; returns its length */
 static int trail_of(const int *parent, int state, int *buf) {
@@ -231,17 +228,10 @@ static int quick_path(const int *T, Py_ssize_t n_states, int s, int g, int budge
                 if (dng[sq])
                     return 0;
                 for (k = 0; k < row[0]; k++) {
-                    int nk = row[1 + 3 * k], add = row[2 + 3 * k], j = row[3 + 3 * k], cc = c + add, dx, dy, rest;
+                    int nk = row[1 + 3 * k], add = row[2 + 3 * k], j = row[3 + 3 * k], cc = c + add;
                     if (add < 1)
                         return 0;
-                    if (cc > budget || blk[j])
-                        continue;
-                    dx = j % width - gx;
-                    dy = j / width - gy;
-                    dx = dx >= 0 ? dx : -dx;
-                    dy = dy >= 0 ? dy : -dy;
-                    rest = alternating ? (dx >= dy ? dx + dy / 2 : dy + dx / 2) : (dx >= dy ? dx : dy);
-                    if (cc + rest > budget)
+                    if (cc > budget || blk[j] || cc + least_left(j, width, gx, gy, alternating) > budget)
                         continue;
                     if (cc < cost[nk]) {
                         cost[nk] = cc;
@@ -470,15 +460,8 @@ static PyObject *path(PyObject *self, PyObject *args) {
             leave = dng[nd.sq] ? nd.prov + 1 : nd.prov;
             row = T + (Py_ssize_t)key * STRIDE;
             for (k = 0; k < row[0]; k++) {
-                int nk = row[1 + 3 * k], c = nd.cost + row[2 + 3 * k], j = row[3 + 3 * k], dx, dy, rest, child;
-                if (c > budget || blk[j])
-                    continue;
-                dx = j % width - gx;
-                dy = j / width - gy;
-                dx = dx >= 0 ? dx : -dx;
-                dy = dy >= 0 ? dy : -dy;
-                rest = alternating ? (dx >= dy ? dx + dy / 2 : dy + dx / 2) : (dx >= dy ? dx : dy);
-                if (c + rest > budget)
+                int nk = row[1 + 3 * k], c = nd.cost + row[2 + 3 * k], j = row[3 + 3 * k], child;
+                if (c > budget || blk[j] || c + least_left(j, width, gx, gy, alternating) > budget)
                     continue;
                 if (dominated(&pairs, done[nk], leave, c))
                     continue;

@@ -25,18 +25,7 @@
 #define MAXW 16    /* weapons / hands / lost entries read per unit; more: fallback */
 #define NB_STRIDE 9 /* ints per row of a map's static moves (static_map): a count and up to 8 moves */
 
-#if defined(__GNUC__) || defined(__clang__)
-#define CTZ64(x) __builtin_ctzll(x)
-#else
-static int CTZ64(unsigned long long x) { /* the lowest set bit of x (not 0) */
-    int n = 0;
-    while (!(x & 1)) {
-        x >>= 1;
-        n++;
-    }
-    return n;
-}
-#endif
+#include "../../core/_ctz.h"
 
 #define TRY(call)          \
     do {                   \
