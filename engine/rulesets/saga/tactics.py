@@ -71,6 +71,7 @@ class SagaTactics:
         self._tokens: dict = {}
         self._counter = itertools.count()
         self._keys: dict = {}
+        self._key_sets: dict = {}  # `_View.key_squares` by map, squares and weapons
         self._fields: dict = {}  # walking-distance fields to the enemies, by map and enemy squares
         self._first: dict = {}  # attacker token -> (first melee weapon, first ranged weapon)
         self._danger: dict = {}  # (attacker token, target token) -> `_View.danger`
@@ -123,6 +124,13 @@ class SagaTactics:
             got = self._vis[key] = (g._geometry, {})
         return got[1]
 
+    def _map_table(self, key, value):
+        """Keep a per-map table (`_keys`, a few per map: emptied when maps pile up)."""
+        if len(self._keys) > 256:
+            self._keys.clear()
+        self._keys[key] = value
+        return value
+
     def cover_squares(self, g, kinds=("low_cover", "heavy_cover")) -> frozenset[tuple[int, int]]:
         """Squares next to terrain of the given kinds (low or heavy cover, where a shooter can stand
         behind it; doors, to open them), cached per map."""
@@ -133,7 +141,7 @@ class SagaTactics:
             for i, t in enumerate(g.terrain):
                 if t in kinds and i not in g.broken:
                     out.update(g.within(g.xy(i), 1))
-            got = self._keys[key] = (g._geometry, frozenset(out))
+            got = self._map_table(key, (g._geometry, frozenset(out)))
         return got[1]
 
     def step_costs(self, g) -> list[int]:
@@ -146,7 +154,7 @@ class SagaTactics:
             for i in range(len(g.terrain)):
                 t = g.kind(i)
                 costs.append(0 if t in ("wall", "heavy_cover", "window") else 3 if t == "door" else 1)
-            got = self._keys[key] = (g._geometry, costs)
+            got = self._map_table(key, (g._geometry, costs))
         return got[1]
 
     def distance_field(self, g, starts) -> list[int]:
@@ -166,7 +174,7 @@ class SagaTactics:
             for nb in g._geometry.neighbours:
                 flat.append(len(nb))
                 flat.extend([j for j, _diag in nb] + [0] * (8 - len(nb)))
-            got = self._keys[key] = (g._geometry, flat.tobytes())
+            got = self._map_table(key, (g._geometry, flat.tobytes()))
         return got[1]
 
     @staticmethod
@@ -372,11 +380,12 @@ class _View:
         melee, ranged = self.first[a.id]
         key = ("keys", id(g._geometry), a.pos, melee is None, ranged is None, a.stats["reach"],
                tuple(e.pos for e in self.enemies), frozenset(g.broken))
-        got = self.tac._keys.get(key)
+        store = self.tac._key_sets  # apart from the per-map tables of `_keys`, which a clear here would drop
+        got = store.get(key)
         if got is not None and got[0] is g._geometry:
             return got[1]
-        if len(self.tac._keys) > 512:
-            self.tac._keys.clear()
+        if len(store) > 512:
+            store.clear()
         out = set(self.tac.cover_squares(g, ("door",)))
         if ranged is not None:
             out.update(self.tac.cover_squares(g))
@@ -385,7 +394,7 @@ class _View:
             reach = max(1, a.stats["reach"])
             for e in self.enemies:
                 out.update(g.within(e.pos, reach))
-        self.tac._keys[key] = (g._geometry, out)
+        store[key] = (g._geometry, out)
         return out
 
     # -- estimates --
