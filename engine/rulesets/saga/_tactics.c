@@ -40,7 +40,7 @@ static PyObject *S__threat_fields, *S__offense_fields, *S__table, *S__armed, *S_
  * None (the Python path keys it by squares only): a bytearray of a count, a code per slot (0: not known yet, else
  * 1 + the index of its value in the table) and a table of up to TABLE_MAX distinct values of `stride` doubles (few
  * distinct values: they depend on the squares only through the sight line between them). */
-#define TABLE_MAX 250
+#define TABLE_MAX 64
 typedef struct {
     PyObject *obj; /* owned */
     long long *count;
