@@ -312,24 +312,9 @@ class _View:
             ei = ep[1] * w + ep[0]
             s = e.state
             if rs.can_act(enc, e) and s["pinned_by"] is None and not s["no_attacks"]:
-                key = (ea, ep, me, world)
-                field = threats.get(key)
-                if field is None:
-                    field = threats[key] = {}
-                key = ("threat", ea, me)
-                pair = pairs.get(key)
-                if pair is None:
-                    pair = pairs[key] = {}
-                tf.append((e, field, pair, ei))
-            key = (mine, et, ep, world)
-            field = offense.get(key)
-            if field is None:
-                field = offense[key] = {}
-            key = ("strike", mine, et)
-            pair = pairs.get(key)
-            if pair is None:
-                pair = pairs[key] = {}
-            of.append((e, field, ei, pair))
+                tf.append((e, threats.setdefault((ea, ep, me, world), {}), pairs.setdefault(("threat", ea, me), {}),
+                           ei))
+            of.append((e, offense.setdefault((mine, et, ep, world), {}), ei, pairs.setdefault(("strike", mine, et), {})))
         s = a.state
         self._armed = not (s["no_attacks"] or s["pinned_by"] is not None or not rs.can_act(enc, a))
         self._threat: dict = {}
