@@ -62,7 +62,8 @@ def register(app: typer.Typer) -> None:
                        f"{t['workers']} process(es) x {t['n_steps']} steps, batch {t['batch_size']}, torch threads "
                        f"{t['torch_threads']} / {t['update_threads']} in updates; target >= "
                        f"{TARGETS['train_steps_per_s']:,})")
-            typer.echo(f"ceiling   {t['ceiling_steps_per_s']:>10,.0f} steps/s       (same trainer, do-nothing envs in its own process)")
+            typer.echo(f"ceiling   {t['ceiling_steps_per_s']:>10,.0f} steps/s       (same trainer, do-nothing envs in its own process; "
+                       f"{t['null_env']['steps_per_learner_cpu_s']:,.0f} per learner CPU second)")
             typer.echo(f"ratio     {t['ratio']:>10.3f}               (target >= {TARGETS['train_ratio']})")
         if "latency" in res:
             lat = res["latency"]
