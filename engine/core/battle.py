@@ -148,10 +148,10 @@ class Battle:
     def _advance(self) -> list[Event]:
         """Move `turn` to the next slot of the order; close phases and rounds on the way."""
         enc, rs = self.enc, self.ruleset
-        events: list[Event] = []
         enc.turn += 1
         if enc.turn < len(enc.order):
-            return events
+            return []
+        events: list[Event] = []
         enc.turn = 0
         phase = self.phase
         if phase in rs.simultaneous and enc.pending:

@@ -23,7 +23,8 @@ class Economy:
 
     def new_budget(self, **override: int) -> dict[str, int]:
         b = dict(self.slots)
-        b.update(override)
+        if override:
+            b.update(override)
         return b
 
     def payers(self, cost: str) -> tuple[str, ...]:

@@ -212,9 +212,7 @@ class SagaRuleset(Ruleset):
         s["defense"], s["no_attacks"], s["attack_penalty"], s["charged"] = 0, False, 0, False
         s["aoo_used"] = False
         ev: list[Event] = []
-        if s["pinned_by"] is not None:  # a pin lasts until the start of the pinner's next turn
-            pass
-        for other in enc.units:
+        for other in enc.units:  # a pin lasts until the start of the pinner's next turn
             if other.state["pinned_by"] == u.id:
                 other.state["pinned_by"] = None
                 ev.append(Event("pin_ends", u.id, other.id))
