@@ -62,19 +62,19 @@ class ObservationEncoder:
         self._plane_at = {"wall": 0, "window": 0, "heavy_cover": 2, "low_cover": 1, "difficult": 3, "door": 4}
         self._spec = (max_per_side, float(max(1, map_w)), float(max(1, map_h)), self.unit_width, BASE_UNIT, radius,
                       len(ruleset.phases), tuple(self.slot_names), ruleset.economy.slots)
+        self._parts = getattr(ruleset, "observation_parts", None) or self._generic_parts
+        self._threatens = getattr(ruleset, "threatens", None)
 
     def encode(self, enc: Encounter, actor: Unit, out: np.ndarray | None = None) -> np.ndarray:
         """The observation of `enc` for `actor`, into `out` (a float32 array of `size`) when given."""
         obs = np.zeros(self.size, dtype=np.float32) if out is None else out
-        rs = self.ruleset
-        parts = getattr(rs, "observation_parts", None) or self._generic_parts
+        parts = self._parts
         base = obs
         if self.prior is not None:
             self.prior.fill(enc, actor, obs[self.base_size:])
             base = obs[:self.base_size]
         if _native is not None:
-            _native.encode(base, enc, actor, self._spec, self._terrain_planes(enc.grid), parts,
-                           getattr(rs, "threatens", None))
+            _native.encode(base, enc, actor, self._spec, self._terrain_planes(enc.grid), parts, self._threatens)
         else:
             self._encode_py(enc, actor, base, parts)
         return obs
