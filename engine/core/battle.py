@@ -86,7 +86,7 @@ class Battle:
             raise IllegalAction(rs.why_illegal(enc, enc.actor, decision))
         actor = enc.units[enc.order[enc.turn]]  # there is one: something is legal
         enc.version += 1
-        if decision is END or decision == END:
+        if decision == END:
             return self._end_turn()
         if rs.simultaneous and rs.phases[enc.phase_index] in rs.simultaneous:
             events = self._commit(actor, decision)
