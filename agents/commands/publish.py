@@ -11,6 +11,17 @@ import typer
 import yaml
 
 
+def _save_light(src: Path, dest: Path) -> None:
+    """Copy a model without its optimizer's moment estimates (two thirds of a checkpoint; playing needs none)."""
+    from collections import defaultdict
+
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(str(src), device="cpu")
+    model.policy.optimizer.state = defaultdict(dict)
+    model.save(str(dest))
+
+
 def register(app: typer.Typer) -> None:
     @app.command("publish")
     def publish(run_dir: Path = typer.Argument(..., help="a run directory of `tactician train`"),
@@ -40,7 +51,7 @@ def register(app: typer.Typer) -> None:
                                                              "loss_rate", "mean_rounds") if k in summary}
         dest = (zoo or ZOO) / rs.id
         dest.mkdir(parents=True, exist_ok=True)
-        shutil.copy(src, dest / "model.zip")
+        _save_light(src, dest / "model.zip")
         shutil.copy(meta_path(src), dest / "model.meta.json")
         result = json.loads((run_dir / "result.json").read_text()) if (run_dir / "result.json").exists() else {}
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()

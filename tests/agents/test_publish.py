@@ -28,6 +28,26 @@ def test_publish_copies_the_model_and_writes_the_card(tmp_path):
     assert isinstance(MaskablePolicy(dest / "model.zip"), MaskablePolicy)
 
 
+def test_a_published_checkpoint_leaves_its_optimizer_state_behind(tmp_path):
+    """Checkpoints keep Adam's moments for --resume; the zoo copy keeps the weights only."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    cfg = load_config("configs/saga/smoke.yaml", ["eval.final_episodes=2"])
+    result = run(cfg, root=tmp_path / "runs")
+    ckpt = "checkpoints/step_1024.zip"
+    out = CliRunner().invoke(app, ["publish", result["run_dir"], "--model", ckpt, "--episodes", "2",
+                                   "--zoo", str(tmp_path / "zoo")])
+    assert out.exit_code == 0, out.output
+    src = MaskablePPO.load(f"{result['run_dir']}/{ckpt}", device="cpu")
+    got = MaskablePPO.load(str(tmp_path / "zoo" / "saga" / "model.zip"), device="cpu")
+    assert src.policy.optimizer.state and not got.policy.optimizer.state
+    for a, b in zip(src.policy.parameters(), got.policy.parameters()):
+        assert torch.equal(a, b)
+    assert (tmp_path / "zoo" / "saga" / "model.zip").stat().st_size < 0.6 * (tmp_path / "runs").joinpath(
+        result["run_dir"], ckpt).stat().st_size
+
+
 def test_publish_refuses_a_folder_without_a_model(tmp_path):
     out = CliRunner().invoke(app, ["publish", str(tmp_path), "--zoo", str(tmp_path / "zoo")])
     assert out.exit_code == 2 and "not found" in out.output
