@@ -112,7 +112,7 @@ class MaskablePolicy(Policy):
         """(probabilities over the action space, mask) for the acting unit, with the mask applied."""
         enc, actor = battle.enc, battle.enc.actor
         mask = self.codec.mask(battle.legal(), enc, actor)
-        obs = self.encoder.encode(enc, actor, self._obs)
+        obs = self.encoder.encode(enc, actor, self._obs, battle)
         logits = self.logits(obs)
         logits = np.where(mask, logits, -np.inf)
         logits -= logits.max()
@@ -148,7 +148,7 @@ class MaskablePolicy(Policy):
         pairs = [(i, d) for i, d in zip(self.codec.indices(legal, enc, actor), legal) if i is not None]
         rows = np.array([i for i, _ in pairs], dtype=np.intp)
         decisions = [d for _, d in pairs]
-        obs = self.encoder.encode(enc, actor, self._obs)
+        obs = self.encoder.encode(enc, actor, self._obs, battle)
         if self._numpy_path():
             _, w, b = self._layers[-1]
             logits = w[rows] @ self._hidden(obs) + b[rows]

@@ -65,13 +65,14 @@ class ObservationEncoder:
         self._parts = getattr(ruleset, "observation_parts", None) or self._generic_parts
         self._threatens = getattr(ruleset, "threatens", None)
 
-    def encode(self, enc: Encounter, actor: Unit, out: np.ndarray | None = None) -> np.ndarray:
-        """The observation of `enc` for `actor`, into `out` (a float32 array of `size`) when given."""
+    def encode(self, enc: Encounter, actor: Unit, out: np.ndarray | None = None, battle=None) -> np.ndarray:
+        """The observation of `enc` for `actor`, into `out` (a float32 array of `size`) when given. `battle`, the
+        Battle driving `enc` if the caller has one, lets a prior block reuse its legal decisions."""
         obs = np.zeros(self.size, dtype=np.float32) if out is None else out
         parts = self._parts
         base = obs
         if self.prior is not None:
-            self.prior.fill(enc, actor, obs[self.base_size:])
+            self.prior.fill(enc, actor, obs[self.base_size:], battle)
             base = obs[:self.base_size]
         if _native is not None:
             _native.encode(base, enc, actor, self._spec, self._terrain_planes(enc.grid), parts, self._threatens)

@@ -30,11 +30,13 @@ class HeuristicPrior:
         self.heuristic = rule_policy("heuristic", 0)
         self._dice = SeededDice(0)  # a Battle needs dice; scoring rolls none
 
-    def fill(self, enc: Encounter, actor: Unit, out: np.ndarray) -> None:
+    def fill(self, enc: Encounter, actor: Unit, out: np.ndarray, battle: Battle | None = None) -> None:
+        """The block for `actor` into `out`; `battle`, when it drives `enc`, lends its cached legal decisions."""
         out.fill(FLOOR)
         if enc.over or actor is not enc.actor:
             return
-        battle = Battle(enc, self.ruleset, self._dice)
+        if battle is None or battle.enc is not enc:
+            battle = Battle(enc, self.ruleset, self._dice)
         scored = self.heuristic.scores(battle, seed=0)
         best = max(s for _, s in scored)
         for (_, s), i in zip(scored, self.codec.indices([d for d, _ in scored], enc, actor)):

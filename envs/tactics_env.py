@@ -231,7 +231,7 @@ class TacticsEnv(gym.Env):
             self._mask[0] = True
         else:
             self._mask = self.codec.mask(b.legal(), enc, actor)
-        self.encoder.encode(enc, actor, self._obs)
+        self.encoder.encode(enc, actor, self._obs, b)
         return self._obs.copy()
 
     def _info(self) -> dict:

@@ -46,6 +46,7 @@ def test_the_block_holds_the_heuristics_scores_at_their_action_indices():
             assert np.array_equal(block, want)
             assert block.max() == 0.0 and env.codec.mask(b.legal(), enc, actor)[block > FLOOR].all()
             assert np.array_equal(enc_.encode(enc, actor), obs)  # a function of the state alone
+            assert np.array_equal(enc_.encode(enc, actor, battle=b), obs)  # the battle's legal list reused
             # the rest of the vector is the plain encoding
             plain = TacticsEnv("saga", generator={"width": 12, "height": 12}).encoder.encode(enc, actor)
             assert np.array_equal(obs[:base], plain)
