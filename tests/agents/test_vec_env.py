@@ -76,3 +76,19 @@ def test_an_env_failing_in_a_worker_raises_with_its_traceback():
         assert sharded.get_attr("side", indices=[0])  # the workers still answer
     finally:
         sharded.close()
+
+
+def test_openmp_threads_sleep_unless_told_otherwise():
+    """agents sets OMP_WAIT_POLICY=PASSIVE before torch loads (spinning update threads starve the env workers),
+    and leaves a value the user set alone."""
+    import os
+    import subprocess
+    import sys
+
+    code = "import agents.cli, torch, os; print(os.environ['OMP_WAIT_POLICY'])"
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    got = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert got.stdout.strip() == "PASSIVE"
+    got = subprocess.run([sys.executable, "-c", code], env={**env, "OMP_WAIT_POLICY": "ACTIVE"},
+                         capture_output=True, text=True, check=True)
+    assert got.stdout.strip() == "ACTIVE"
