@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import json
 import re
+import signal
+import threading
 import time
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -343,6 +346,24 @@ def warm_start(cfg: TrainConfig, model, say=print) -> dict[str, float]:
 
 
 # ---- the run --------------------------------------------------------------------------------------
+@contextmanager
+def _sigterm_stops():
+    """SIGTERM (`kill`, a job scheduler) stops training as Ctrl-C does: a checkpoint, then a clean exit. A run
+    started in the background ignores Ctrl-C's SIGINT, so this is how it is stopped."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
 def run(cfg: TrainConfig | None = None, run_dir: Path | None = None, resume: Path | None = None,
         root: Path = RUNS, console=None) -> dict[str, Any]:
     """Train (or resume) one run; returns {"run_dir", "model", "steps", "interrupted", "eval"}."""
@@ -389,8 +410,9 @@ def run(cfg: TrainConfig | None = None, run_dir: Path | None = None, resume: Pat
     callbacks = make_callbacks(cfg, run_dir, league)
     if remaining > 0:
         try:
-            model.learn(total_timesteps=remaining, callback=callbacks, reset_num_timesteps=False,
-                        progress_bar=cfg.train.progress_bar)
+            with _sigterm_stops():
+                model.learn(total_timesteps=remaining, callback=callbacks, reset_num_timesteps=False,
+                            progress_bar=cfg.train.progress_bar)
         except KeyboardInterrupt:
             interrupted = True
         except Exception:

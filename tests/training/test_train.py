@@ -1,5 +1,7 @@
 """The smoke config trains end to end in a temporary directory; TensorBoard tags, eval.json, resume."""
 import json
+import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -93,6 +95,27 @@ class _CtrlC(BaseCallback):
         if self.num_timesteps >= 256:
             raise KeyboardInterrupt
         return True
+
+
+class _Kill(BaseCallback):
+    def _on_step(self):
+        if self.num_timesteps >= 256:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return True
+
+
+def test_sigterm_stops_like_ctrl_c_and_leaves_the_handler_as_it_was(tmp_path, monkeypatch):
+    cfg = load_config("configs/saga/smoke.yaml", ["train.total_timesteps=768", "eval.freq=512",
+                                                  "eval.opponents=[random]", "eval.final_episodes=2",
+                                                  "eval.episodes=2", "env.opponent=random", "imitation.samples=0",
+                                                  "ppo.n_steps=16", "ppo.batch_size=128"])
+    real = cb.make_callbacks
+    monkeypatch.setattr(cb, "make_callbacks", lambda *a: real(*a).__class__([*real(*a).callbacks, _Kill()]))
+    before = signal.getsignal(signal.SIGTERM)
+    got = run(cfg, root=tmp_path)
+    assert got["interrupted"] and got["steps"] == 256
+    assert latest_checkpoint(Path(got["run_dir"])).name == "step_256.zip"
+    assert signal.getsignal(signal.SIGTERM) is before
 
 
 def test_ctrl_c_saves_a_checkpoint_and_resume_continues_the_step_count(tmp_path, monkeypatch):
