@@ -112,6 +112,8 @@ def _worker(remote, parent_remote, fns_wrapper: CloudpickleWrapper) -> None:
                 remote.send(venv.get_attr(data[0], indices=data[1]))
             elif cmd == "set_attr":
                 remote.send(venv.set_attr(data[0], data[1], indices=data[2]))
+            elif cmd == "has_attr":
+                remote.send(venv.has_attr(data))
             elif cmd == "is_wrapped":
                 remote.send(venv.env_is_wrapped(data[0], indices=data[1]))
             elif cmd == "spaces":
@@ -250,6 +252,13 @@ class ShardedVecEnv(VecEnv):
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list:
         return self._ask(indices, lambda local: ("get_attr", (attr_name, local)))
+
+    def has_attr(self, attr_name: str) -> bool:
+        """Whether the envs have the attribute, answered in the workers: VecEnv's own `has_attr` fetches it with
+        `get_attr`, which for a method (sb3-contrib asks for `action_masks` every rollout) pickles every env."""
+        for remote in self.remotes:
+            remote.send(("has_attr", attr_name))
+        return all(self._gather(self.remotes))
 
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
         self._ask(indices, lambda local: ("set_attr", (attr_name, value, local)))

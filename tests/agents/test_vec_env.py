@@ -78,6 +78,25 @@ def test_an_env_failing_in_a_worker_raises_with_its_traceback():
         sharded.close()
 
 
+class _Unpicklable(TacticsEnv):
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        import threading
+        self.lock = threading.Lock()  # a lock cannot be pickled, so neither can the env or its bound methods
+
+
+def test_has_attr_is_answered_in_the_workers_without_shipping_the_envs():
+    """sb3-contrib checks `has_attr("action_masks")` every rollout; through `get_attr` that pickled every env."""
+    sharded = ShardedVecEnv([lambda: _Unpicklable(opponent="random")] * 2, workers=2)
+    try:
+        assert sharded.has_attr("action_masks")
+        assert not sharded.has_attr("no_such_attribute")
+        with pytest.raises(RuntimeError):
+            sharded.get_attr("action_masks")  # what has_attr used to do
+    finally:
+        sharded.close()
+
+
 def test_openmp_threads_sleep_unless_told_otherwise():
     """agents sets OMP_WAIT_POLICY=PASSIVE before torch loads (spinning update threads starve the env workers),
     and leaves a value the user set alone."""
