@@ -202,9 +202,9 @@ class _Turn:
         caps = _CAPS.get(type(v))
         if caps is None:
             caps = _CAPS[type(v)] = tuple(hasattr(v, n) for n in (
-                "danger", "reach_value", "approach", "decision_estimate", "state_key", "key_squares", "kernel")) + (
-                getattr(v, "provoked_by_action", False),)
-        self._danger, self._reach, approach, self._estimates, keyed, keys, kernel, by_action = caps
+                "danger", "reach_value", "approach", "decision_estimate", "state_key", "key_squares", "kernel",
+                "key_mask")) + (getattr(v, "provoked_by_action", False),)
+        self._danger, self._reach, approach, self._estimates, keyed, keys, kernel, mask, by_action = caps
         self._approach = v.approach if approach else None
         self._provoked: dict | None = {} if by_action else None
         if memo is not None and keyed:
@@ -221,9 +221,6 @@ class _Turn:
         self._budgets = budgets
         self._can_strike: bool | None = None
         self._enemy_squares = [e.pos for e in self.enemies]
-        self.keep = None
-        if prune and keys:
-            self.keep = self.v.key_squares()
         # the view's C kernel for square values (not for a fleeing unit)
         self.k = None
         if native and not self.fleeing and by_action and kernel:
@@ -234,9 +231,14 @@ class _Turn:
         # per legal decision its kind, or None when pruned (choose() looks at every lattice-th square in x
         # and y, plus the key squares); the moves; the squares of the moves, withdrawals and runs by action
         kinds = getattr(tac, "kinds", None)
-        if self.k is not None and kinds is not None:  # the loop below in C
+        self.keep = None
+        if self.k is not None and kinds is not None:  # the loop below in C (the key squares as a byte per square)
+            if prune and keys:
+                self.keep = (self.v.key_mask() if mask else None) or self.v.key_squares()
             self.kinds, self.moves, self._squares = self.k.classify(battle.legal(), kinds, self.keep, self.lattice)
             return
+        if prune and keys:
+            self.keep = self.v.key_squares()
         self.kinds: list[str | None] = []
         self.moves: list[Decision] = []
         self._squares: dict[str, tuple[str, list]] = {}

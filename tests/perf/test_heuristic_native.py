@@ -35,6 +35,7 @@ class _Python:
         self.policy = H.HeuristicPolicy(seed)
         self.policy.native = False
         self.tac = T.make(RS)
+        self.tac.native = False  # charges, approach fields and key squares in Python too
 
     def __getattr__(self, name):
         method = getattr(self.policy, name)
@@ -253,3 +254,4 @@ class _Fresh(_Python):
     def __init__(self, seed: int):
         super().__init__(seed)
         self.policy.native = True
+        self.tac.native = True

@@ -1176,12 +1176,12 @@ static PyObject *Kernel_any_attack(Kernel *k, PyObject *squares) {
 /* classify(legal, kinds, keep, step) -> (kinds, moves, squares): the loop of `_Turn.__init__` over the legal
  * decisions: per decision its kind (`kinds.get(action, "misc")`), or None when pruned (a square off the lattice of
  * `step` that is not in `keep`, when keep is not None); the moves and withdrawals; per action of the moves,
- * withdrawals and runs (kind, [squares]) */
+ * withdrawals and runs (kind, [squares]); `keep` may be a set of squares or a bytes of one byte per square (`key_mask`) */
 static PyObject *Kernel_classify(Kernel *k, PyObject *const *args, Py_ssize_t nargs) {
     PyObject *legal, *map, *keep, *kinds = NULL, *moves = NULL, *squares = NULL;
+    const unsigned char *mask;
     long step;
     Py_ssize_t n, cnt;
-    (void)k;
     if (nargs != 4 || !PyList_Check(args[0]) || !PyDict_Check(args[1]) || !PyLong_Check(args[3])) {
         PyErr_SetString(PyExc_TypeError, "classify(legal: list, kinds: dict, keep, step: int)");
         return NULL;
@@ -1189,6 +1189,7 @@ static PyObject *Kernel_classify(Kernel *k, PyObject *const *args, Py_ssize_t na
     legal = args[0];
     map = args[1];
     keep = args[2] == Py_None ? NULL : args[2];
+    mask = keep && PyBytes_CheckExact(keep) ? (const unsigned char *)PyBytes_AS_STRING(keep) : NULL;
     step = PyLong_AsLong(args[3]);
     if (step <= 0) {
         if (!PyErr_Occurred())
@@ -1211,7 +1212,9 @@ static PyObject *Kernel_classify(Kernel *k, PyObject *const *args, Py_ssize_t na
             if (xy(sq, &x, &y) < 0)
                 goto fail;
             if (x % step || y % step) {
-                int has = PySequence_Contains(keep, sq);
+                int has = mask ? (x >= 0 && y >= 0 && x < k->w && y * k->w + x < PyBytes_GET_SIZE(keep) &&
+                                  mask[y * k->w + x])
+                               : PySequence_Contains(keep, sq);
                 if (has < 0)
                     goto fail;
                 if (!has) {
@@ -1517,9 +1520,325 @@ done:
     return out;
 }
 
+/* ---- per-map queries of the tactics (`tactics.terrain_codes` gives a byte per square with these bits) ---- */
+#define T_BLOCK 1      /* a charge line may not touch it: a low object, or not passable (`Grid.passable`) */
+#define T_WALL 2       /* a wall as play stands (a charge's diagonal step may not cut its corner) */
+#define T_DOUBLE 4     /* entering it costs double (`Grid.enter_cost`) */
+#define T_NO_STEP 8    /* `SagaTactics.step_costs` 0: a wall, heavy cover or a window */
+#define T_DOOR_STEP 16 /* `step_costs` 3: a closed door */
+#define T_GEO_WALL 32  /* a wall of the map's terrain (`_Geometry.neighbours` cut no corner of it) */
+#define T_KEY_DOOR 64  /* a door of the terrain, not broken (`key_squares`) */
+#define T_KEY_COVER 128 /* low or heavy cover of the terrain, not broken (`key_squares`) */
+
+#define CHARGE_CAP 256 /* squares of a charge line traced here (longer: NotImplemented) */
+
+static const int DX8[8] = {1, 1, 0, -1, -1, -1, 0, 1}, DY8[8] = {0, 1, 1, 1, 0, -1, -1, -1};
+
+/* `Grid.distance` of offsets dx, dy >= 0 under metric 0 (alternating), 1 (chebyshev) or 2 (manhattan) */
+static long metric_distance(int metric, long dx, long dy) {
+    long hi = dx > dy ? dx : dy, lo = dx > dy ? dy : dx;
+    return metric == 0 ? hi + lo / 2 : metric == 1 ? hi : dx + dy;
+}
+
+/* the C longs of args[from..from+n) */
+static int long_args(PyObject *const *args, int from, int n, long *out) {
+    int k;
+    for (k = 0; k < n; k++) {
+        out[k] = PyLong_AsLong(args[from + k]);
+        if (out[k] == -1 && PyErr_Occurred())
+            return -1;
+    }
+    return 0;
+}
+
+/* the squares a charge line from s to e touches, s excluded, e included, in the order met walking from s
+ * (`SagaRuleset._line_squares`): the traced line sorted (stably) by how far along it each square lies. Returns
+ * their count, or -1 when the line is too long to trace here. */
+static int charge_squares(long w, long s, long e, int *out) {
+    int buf[CHARGE_CAP], cnt, n, m;
+    long lo = s < e ? s : e, hi = s < e ? e : s, dx = e % w - s % w, dy = e / w - s / w, sx = s % w, sy = s / w;
+    cnt = trace_line(w, hi % w - lo % w, hi / w - lo / w, buf, CHARGE_CAP - 1);
+    if (cnt < 0)
+        return -1;
+    for (n = 0; n < cnt; n++) { /* insertion sort: stable, as Python's sorted */
+        int sq = (int)(lo + buf[n]);
+        long key = (sq % w - sx) * dx + (sq / w - sy) * dy;
+        for (m = n; m > 0 && (out[m - 1] % w - sx) * dx + (out[m - 1] / w - sy) * dy > key; m--)
+            out[m] = out[m - 1];
+        out[m] = sq;
+    }
+    out[cnt] = (int)e;
+    return cnt + 1;
+}
+
+/* charge_end(terrain, line_codes, width, metric, ax, ay, tx, ty, speed, reach, occupied) -> ((x, y), [(x, y)]) or
+ * None: `SagaRuleset._charge_end` of a unit at (ax, ay) of that speed and reach at a target at (tx, ty): the end
+ * square of the cheapest legal charge (the first in `Grid.within` order among equals) and the squares walked there
+ * (`_line_path`). `terrain`: `tactics.terrain_codes`; `line_codes`: `observe._line_codes`; `occupied`: per square 0,
+ * or 1 for an active unit of the charger's side (the charger included), 2 for one of another side. NotImplemented
+ * when a line is too long to trace here. */
+static PyObject *charge_end(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+    long v[8], w, metric, ax, ay, tx, ty, speed, reach, size, ox, oy, best_cost = -1, ia;
+    const unsigned char *ter, *codes, *occ;
+    int sqs[CHARGE_CAP], path[CHARGE_CAP], best_path[CHARGE_CAP], best_len = 0, best_end = -1, n;
+    PyObject *out, *lst, *end;
+    (void)mod;
+    if (nargs != 11 || !PyBytes_CheckExact(args[0]) || !PyBytes_CheckExact(args[1]) || !PyBytes_CheckExact(args[10])) {
+        PyErr_SetString(PyExc_TypeError, "charge_end(terrain, line_codes, width, metric, ax, ay, tx, ty, speed, reach, "
+                                         "occupied)");
+        return NULL;
+    }
+    if (long_args(args, 2, 8, v) < 0)
+        return NULL;
+    w = v[0], metric = v[1], ax = v[2], ay = v[3], tx = v[4], ty = v[5], speed = v[6], reach = v[7];
+    size = PyBytes_GET_SIZE(args[0]);
+    if (w <= 0 || size % w || PyBytes_GET_SIZE(args[1]) != size || PyBytes_GET_SIZE(args[10]) != size || ax < 0 ||
+        ay < 0 || ax >= w || ay * w + ax >= size || reach < 0 || reach > 64) {
+        PyErr_SetString(PyExc_ValueError, "charge_end: the squares and tables are of one map");
+        return NULL;
+    }
+    ter = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    codes = (const unsigned char *)PyBytes_AS_STRING(args[1]);
+    occ = (const unsigned char *)PyBytes_AS_STRING(args[10]);
+    {   /* `_charge_in_range` */
+        long dx = labs(ax - tx), dy = labs(ay - ty);
+        if (metric == 0 ? metric_distance(0, dx, dy) > speed + reach + 1 : (dx > dy ? dx : dy) > speed + reach)
+            Py_RETURN_NONE;
+    }
+    ia = ay * w + ax;
+    for (oy = -reach; oy <= reach; oy++)
+        for (ox = -reach; ox <= reach; ox++) { /* `Grid.within(t, reach)` */
+            long ex = tx + ox, ey = ty + oy, ie, cost = 0, px = ax, py = ay;
+            int cnt, len = 0, parity = 0, ok = 1, cur = (int)ia, k = 0;
+            if (!(ox || oy) || metric_distance((int)metric, labs(ox), labs(oy)) > reach || ex < 0 || ey < 0 || ex >= w ||
+                ey * w + ex >= size)
+                continue;
+            ie = ey * w + ex;
+            if (occ[ie] || metric_distance((int)metric, labs(ex - ax), labs(ey - ay)) < 2)
+                continue;
+            if ((cnt = charge_squares(w, ia, ie, sqs)) < 0)
+                Py_RETURN_NOTIMPLEMENTED;
+            for (n = 0; n < cnt && ok; n++)
+                ok = !(ter[sqs[n]] & T_BLOCK);
+            if (!ok)
+                continue;
+            while (cur != ie) { /* `_line_path`: each step to the furthest square of the line still adjacent */
+                int j = k;
+                while (j + 1 < cnt && labs(sqs[j + 1] % w - cur % w) <= 1 && labs(sqs[j + 1] / w - cur / w) <= 1)
+                    j++;
+                cur = path[len++] = sqs[j];
+                k = j + 1;
+            }
+            for (n = 0; n < len && ok; n++) { /* `_corner_cut`, then `Grid.path_cost` */
+                long x = path[n] % w, y = path[n] / w, step = 1;
+                if (x != px && y != py) {
+                    if ((ter[py * w + x] & T_WALL) || (ter[y * w + px] & T_WALL))
+                        ok = 0;
+                    if (metric == 0) {
+                        step = parity ? 2 : 1;
+                        parity ^= 1;
+                    }
+                }
+                cost += step * ((ter[path[n]] & T_DOUBLE) ? 2 : 1);
+                px = x;
+                py = y;
+            }
+            if (!ok || cost > speed)
+                continue;
+            for (n = 0; n < cnt && ok; n++)
+                ok = occ[sqs[n]] != 2; /* an enemy in the way */
+            if (ok && reach > 1) { /* line of effect from the end to the target */
+                long it = ty * w + tx, lo = ie < it ? ie : it, hi = ie < it ? it : ie;
+                int buf[CHARGE_CAP], m = trace_line(w, hi % w - lo % w, hi / w - lo / w, buf, CHARGE_CAP);
+                if (m < 0)
+                    Py_RETURN_NOTIMPLEMENTED;
+                for (n = 0; n < m && ok; n++)
+                    ok = codes[lo + buf[n]] < 3;
+            }
+            if (!ok || (best_end >= 0 && cost >= best_cost))
+                continue;
+            best_cost = cost;
+            best_end = (int)ie;
+            best_len = len;
+            memcpy(best_path, path, sizeof(int) * (size_t)len);
+        }
+    if (best_end < 0)
+        Py_RETURN_NONE;
+    if (!(lst = PyList_New(best_len)))
+        return NULL;
+    for (n = 0; n < best_len; n++) {
+        PyObject *sq = Py_BuildValue("(ii)", best_path[n] % (int)w, best_path[n] / (int)w);
+        if (!sq) {
+            Py_DECREF(lst);
+            return NULL;
+        }
+        PyList_SET_ITEM(lst, n, sq);
+    }
+    if (!(end = Py_BuildValue("(ii)", best_end % (int)w, best_end / (int)w))) {
+        Py_DECREF(lst);
+        return NULL;
+    }
+    out = PyTuple_Pack(2, end, lst);
+    Py_DECREF(end);
+    Py_DECREF(lst);
+    return out;
+}
+
+/* approach_field(terrain, width, starts) -> list: `tactics._distance_field` over `SagaTactics.step_costs` (the
+ * T_NO_STEP and T_DOOR_STEP bits of `terrain`) and the map's neighbours (8 directions, no diagonal step past a
+ * corner of a T_GEO_WALL square), from the flat squares `starts`; 99 where none reaches. Dijkstra with a binary
+ * heap: the same shortest distances as Python's bucket queue. */
+static PyObject *approach_field(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+    const unsigned char *ter;
+    long w, h, *dist = NULL, *heap = NULL; /* heap entries: distance * size + square */
+    Py_ssize_t n, size, len = 0, cap;
+    PyObject *out = NULL;
+    (void)mod;
+    if (nargs != 3 || !PyBytes_CheckExact(args[0]) || !PyList_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "approach_field(terrain: bytes, width, starts: list)");
+        return NULL;
+    }
+    if ((w = PyLong_AsLong(args[1])) == -1 && PyErr_Occurred())
+        return NULL;
+    size = PyBytes_GET_SIZE(args[0]);
+    if (w <= 0 || size % w) {
+        PyErr_SetString(PyExc_ValueError, "approach_field: a map of that width");
+        return NULL;
+    }
+    h = (long)(size / w);
+    ter = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    cap = size * 8 + PyList_GET_SIZE(args[2]) + 1;
+    if (!(dist = PyMem_Malloc(sizeof(long) * (size_t)(size + 1))) || !(heap = PyMem_Malloc(sizeof(long) * (size_t)cap))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (n = 0; n < size; n++)
+        dist[n] = -1;
+    for (n = 0; n < PyList_GET_SIZE(args[2]); n++) {
+        long i = PyLong_AsLong(PyList_GET_ITEM(args[2], n));
+        if (i == -1 && PyErr_Occurred())
+            goto done;
+        if (i < 0 || i >= size) {
+            PyErr_SetString(PyExc_IndexError, "a start square off the map");
+            goto done;
+        }
+        heap[len++] = i; /* distance 0: already a heap */
+    }
+    while (len) {
+        long top = heap[0], d = top / size, i = top % size, last, x = i % w, y = i / w;
+        Py_ssize_t pos = 0;
+        int m;
+        last = heap[--len];
+        while (len) { /* sift `last` down from the root */
+            Py_ssize_t c = 2 * pos + 1;
+            if (c >= len)
+                break;
+            if (c + 1 < len && heap[c + 1] < heap[c])
+                c++;
+            if (heap[c] >= last)
+                break;
+            heap[pos] = heap[c];
+            pos = c;
+        }
+        if (len)
+            heap[pos] = last;
+        if (dist[i] >= 0)
+            continue;
+        dist[i] = d;
+        for (m = 0; m < 8; m++) {
+            long nx = x + DX8[m], ny = y + DY8[m], j, c, e;
+            Py_ssize_t up;
+            if (nx < 0 || ny < 0 || nx >= w || ny >= h)
+                continue;
+            j = ny * w + nx;
+            if (DX8[m] && DY8[m] && ((ter[y * w + nx] & T_GEO_WALL) || (ter[ny * w + x] & T_GEO_WALL)))
+                continue;
+            c = (ter[j] & T_NO_STEP) ? 0 : (ter[j] & T_DOOR_STEP) ? 3 : 1;
+            if (!c || dist[j] >= 0)
+                continue;
+            e = (d + c) * size + j;
+            up = len++;
+            while (up > 0 && heap[(up - 1) / 2] > e) { /* sift up */
+                heap[up] = heap[(up - 1) / 2];
+                up = (up - 1) / 2;
+            }
+            heap[up] = e;
+        }
+    }
+    if (!(out = PyList_New(size)))
+        goto done;
+    for (n = 0; n < size; n++)
+        PyList_SET_ITEM(out, n, PyLong_FromLong(dist[n] < 0 ? 99 : dist[n])); /* small ints: cached, never NULL */
+done:
+    PyMem_Free(dist);
+    PyMem_Free(heap);
+    return out;
+}
+
+/* mark the squares other than (cx, cy) within `reach` of it inside a w x h map (`Grid.within`) */
+static void mark_within(unsigned char *mask, long w, long h, int metric, long cx, long cy, long reach) {
+    long ox, oy;
+    for (oy = -reach; oy <= reach; oy++)
+        for (ox = -reach; ox <= reach; ox++) {
+            long x = cx + ox, y = cy + oy;
+            if ((ox || oy) && x >= 0 && y >= 0 && x < w && y < h && metric_distance(metric, labs(ox), labs(oy)) <= reach)
+                mask[y * w + x] = 1;
+        }
+}
+
+/* key_mask(terrain, width, metric, ax, ay, ranged, reach, enemies) -> bytes: `_View.key_squares` as a byte per square
+ * (1: a key square): next to a door, next to cover when `ranged`, next to the actor at (ax, ay), and within `reach`
+ * of the enemies' flat squares when reach > 0 (a melee weapon's reach, at least 1). */
+static PyObject *key_mask(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+    long v[5], w, h, metric, reach, size, i;
+    int ranged;
+    const unsigned char *ter;
+    unsigned char *mask;
+    PyObject *out;
+    Py_ssize_t n;
+    (void)mod;
+    if (nargs != 8 || !PyBytes_CheckExact(args[0]) || !PyList_Check(args[7])) {
+        PyErr_SetString(PyExc_TypeError, "key_mask(terrain, width, metric, ax, ay, ranged, reach, enemies: list)");
+        return NULL;
+    }
+    if (long_args(args, 1, 4, v) < 0 || (ranged = PyObject_IsTrue(args[5])) < 0 || long_args(args, 6, 1, &reach) < 0)
+        return NULL;
+    w = v[0], metric = v[1], size = PyBytes_GET_SIZE(args[0]);
+    if (w <= 0 || size % w || v[2] < 0 || v[3] < 0 || v[2] >= w || v[3] * w + v[2] >= size || reach > 64) {
+        PyErr_SetString(PyExc_ValueError, "key_mask: squares of one map");
+        return NULL;
+    }
+    h = size / w;
+    ter = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    if (!(out = PyBytes_FromStringAndSize(NULL, size)))
+        return NULL;
+    mask = (unsigned char *)PyBytes_AS_STRING(out);
+    memset(mask, 0, (size_t)size);
+    for (i = 0; i < size; i++)
+        if ((ter[i] & T_KEY_DOOR) || (ranged && (ter[i] & T_KEY_COVER)))
+            mark_within(mask, w, h, (int)metric, i % w, i / w, 1);
+    mark_within(mask, w, h, (int)metric, v[2], v[3], 1);
+    for (n = 0; reach > 0 && n < PyList_GET_SIZE(args[7]); n++) {
+        long e = PyLong_AsLong(PyList_GET_ITEM(args[7], n));
+        if (e == -1 && PyErr_Occurred()) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        if (0 <= e && e < size)
+            mark_within(mask, w, h, (int)metric, e % w, e / w, reach);
+    }
+    return out;
+}
+
 static PyMethodDef module_methods[] = {
     {"distance_field", (PyCFunction)(void (*)(void))distance_field, METH_FASTCALL,
      "distance_field(neighbours, costs, starts): tactics._distance_field in C."},
+    {"approach_field", (PyCFunction)(void (*)(void))approach_field, METH_FASTCALL,
+     "approach_field(terrain, width, starts): tactics._distance_field over the terrain codes in C."},
+    {"charge_end", (PyCFunction)(void (*)(void))charge_end, METH_FASTCALL,
+     "charge_end(terrain, line_codes, width, metric, ax, ay, tx, ty, speed, reach, occupied): SagaRuleset._charge_end."},
+    {"key_mask", (PyCFunction)(void (*)(void))key_mask, METH_FASTCALL,
+     "key_mask(terrain, width, metric, ax, ay, ranged, reach, enemies): _View.key_squares as a byte per square."},
     {NULL, NULL, 0, NULL}};
 
 static PyMethodDef Kernel_methods[] = {

@@ -63,6 +63,8 @@ class SagaTactics:
 
     def __init__(self, ruleset):
         self.rs = ruleset
+        # charges, approach fields and key squares in C (`_tactics.c`) where built; False: their Python reference
+        self.native = _native is not None
         self._vis: dict = {}
         self._est: dict = {}
         self._threat: dict = {}
@@ -216,6 +218,35 @@ def _distance_field(g, starts, costs: list) -> list[int]:
                         buckets[nd].append(j)
         k += 1
     return [99 if d == inf else d for d in dist]
+
+
+_METRICS = {"alternating": 0, "chebyshev": 1, "manhattan": 2}
+_BLOCKS_CHARGE = {"low_cover", "wall", "heavy_cover", "window", "door"}  # a low object, or not `Grid.passable`
+_NO_STEP = {"wall", "heavy_cover", "window"}  # `step_costs` 0
+_DOUBLE_COST = {"difficult", "low_cover"}  # `Grid.enter_cost` 2
+
+
+def terrain_codes(g) -> bytes:
+    """Per square, what the C charges, approach fields and key squares of `_tactics.c` need of the map as its doors
+    and broken objects stand, as bits: 1 a charge line may not touch it, 2 a wall, 4 entering costs double, 8 / 16
+    `step_costs` 0 / 3, 32 a wall of the map's terrain (`_Geometry.neighbours`), 64 / 128 a door / low or heavy
+    cover of the terrain, not broken (`SagaTactics.cover_squares`); cached per map and door state."""
+    key = g._door_key()
+    per_map = g._geometry.__dict__.setdefault("saga_terrain_codes", {})
+    got = per_map.get(key)
+    if got is None:
+        if len(per_map) > 32:
+            per_map.clear()
+        out = bytearray(len(g.terrain))
+        broken = g.broken
+        for i, t in enumerate(g.terrain):
+            k = g.kind(i)
+            out[i] = ((k in _BLOCKS_CHARGE) | (k == "wall") << 1 | (k in _DOUBLE_COST) << 2 | (k in _NO_STEP) << 3
+                      | (k == "door") << 4 | (t == "wall") << 5
+                      | (i not in broken and t == "door") << 6
+                      | (i not in broken and t in ("low_cover", "heavy_cover")) << 7)
+        got = per_map[key] = bytes(out)
+    return got
 
 
 _MISSING = object()
@@ -382,6 +413,17 @@ class _View:
         store[key] = (g._geometry, out)
         return out
 
+    def key_mask(self) -> bytes | None:
+        """`key_squares` as a byte per square (1: a key square) for the C kernel's `classify`; None without C."""
+        if not self.tac.native:
+            return None
+        g, a = self.g, self.a
+        melee, ranged = self.first[a.id]
+        w = g.width
+        return _native.key_mask(terrain_codes(g), w, _METRICS[g.metric], a.pos[0], a.pos[1], ranged is not None,
+                                0 if melee is None else max(1, a.stats["reach"]),
+                                [e.pos[1] * w + e.pos[0] for e in self.enemies])
+
     # -- estimates --
     def estimate(self, att: Unit, tgt: Unit, n: int, apos, tpos, aimed: bool = False, pair=None) -> Estimate:
         """rs.attack_estimate of att at apos on tgt at tpos, cached by state, band and cover."""
@@ -434,7 +476,8 @@ class _View:
         if mine is None or theirs is None:
             return None
         if d.action == "charge":
-            if self.charge_end(t) is None:
+            end = self.charge_end(t)
+            if end is None:
                 return None
             key = ("charge", mine, theirs, C.first_of(a, "melee"))
         else:
@@ -443,15 +486,35 @@ class _View:
         got = cache.get(key)
         if got is None:
             self.tac._trim(cache)
-            got = cache[key] = self.rs.estimate(enc, a, d)
+            if d.action == "charge":  # `rs.estimate` of a charge, its end square already known
+                got = self.rs.attack_estimate(enc, a, t, key[3], end[0], extra=2)
+            else:
+                got = self.rs.estimate(enc, a, d)
+            cache[key] = got
         return got
 
     def charge_end(self, t: Unit):
         """`rs._charge_end` of the actor at t (end square, squares walked) or None, once per view."""
         got = self._charges.get(t.id, _MISSING)
         if got is _MISSING:
-            got = self._charges[t.id] = self.rs._charge_end(self.enc, self.a, t)
+            got = NotImplemented
+            if self.tac.native:
+                g, a = self.g, self.a
+                got = _native.charge_end(terrain_codes(g), _line_codes(g), g.width, _METRICS[g.metric], a.pos[0],
+                                         a.pos[1], t.pos[0], t.pos[1], C.speed(a), a.stats["reach"], self._sides())
+            if got is NotImplemented:
+                got = self.rs._charge_end(self.enc, self.a, t)
+            self._charges[t.id] = got
         return got
+
+    def _sides(self) -> bytes:
+        """Per square, 0, or 1 for an active unit of the actor's side (the actor too), 2 for one of another side."""
+        out = bytearray(self.g.width * self.g.height)
+        w, side = self.g.width, self.a.side
+        for u in self.enc.units:
+            if u.active:
+                out[u.pos[1] * w + u.pos[0]] = 1 if u.side == side else 2
+        return bytes(out)
 
     # -- offense --
     def _strike(self, e: Unit, pos, aimed: bool):
@@ -643,7 +706,12 @@ class _View:
             if got is None or got[0] is not g._geometry:
                 if len(store) > 512:
                     store.clear()
-                got = store[key] = (g._geometry, self.tac.distance_field(g, [e.pos for e in self.enemies]))
+                if self.tac.native:
+                    field = _native.approach_field(terrain_codes(g), g.width, [e.pos[1] * g.width + e.pos[0]
+                                                                              for e in self.enemies])
+                else:
+                    field = self.tac.distance_field(g, [e.pos for e in self.enemies])
+                got = store[key] = (g._geometry, field)
             field = self._approach = got[1]
         return field[pos[1] * g.width + pos[0]]
 

@@ -1,0 +1,120 @@
+"""The Saga tactics' per-map queries in C (`_tactics.c`: `charge_end`, `approach_field`, `key_mask`) give what their
+Python twins give (`SagaRuleset._charge_end`, `tactics._distance_field`, `_View.key_squares`) on fresh random maps
+of every size the training uses and on the shipped encounters, doors open and closed, objects broken, every unit
+charging every other from many squares."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from engine.core.battle import Battle
+from engine.core.dice import SeededDice
+from engine.core.encounter_file import load_encounter
+from engine.core.generate import random_encounter
+from engine.rulesets import get_ruleset
+from engine.rulesets.saga import combat as C
+from engine.rulesets.saga import tactics as T
+from engine.rulesets.saga.observe import _line_codes
+from tests.battle_walk import random_walk
+
+RS = get_ruleset("saga")
+FILES = sorted((Path(__file__).resolve().parents[2] / "configs" / "encounters" / "saga").glob("*.yaml"))
+
+
+def _maps(n: int, seed: int):
+    """Encounters on random maps (training sizes and others) and shipped ones, some doors opened, objects broken."""
+    rng = random.Random(seed)
+    for k in range(n):
+        if k % 5 == 0:
+            enc = load_encounter(FILES[(k // 5) % len(FILES)], RS)
+        else:
+            enc = random_encounter(RS, random.Random(seed * 1000 + k), rng.choice([8, 12, 14, 14, 16]),
+                                   rng.choice([10, 14, 16]), sizes=(1, 4))
+        g = enc.grid
+        doors = [i for i, t in enumerate(g.terrain) if t == "door"]
+        if doors and rng.random() < 0.5:
+            g.open_doors.add(rng.choice(doors))
+        objects = [i for i, t in enumerate(g.terrain) if t in ("low_cover", "heavy_cover", "door")]
+        if objects and rng.random() < 0.3:
+            g.broken.add(rng.choice(objects))
+        yield rng, enc
+
+
+def _c_charge_end(enc, a, t):
+    g = enc.grid
+    v = T.make(RS).view(enc, a)
+    return T._native.charge_end(T.terrain_codes(g), _line_codes(g), g.width, T._METRICS[g.metric], a.pos[0],
+                                a.pos[1], t.pos[0], t.pos[1], C.speed(a), a.stats["reach"], v._sides())
+
+
+def test_charge_ends_alike():
+    n = found = 0
+    for rng, enc in _maps(60, seed=1):
+        g = enc.grid
+        units = [u for u in enc.units if u.active]
+        for _ in range(6):  # the units moved about, their reach and speed varied
+            free = [i for i, t in enumerate(g.terrain) if g.passable(i) and g.kind(i) != "low_cover"]
+            taken = set()
+            for u in units:
+                i = rng.choice(free)
+                if i not in taken:
+                    u.pos = g.xy(i)
+                    taken.add(i)
+            for a in units:
+                saved = a.stats
+                if rng.random() < 0.3:
+                    a.stats = dict(a.stats, reach=rng.choice([1, 2, 3]), speed=rng.choice([4, 6, 8, 12]))
+                for t in units:
+                    if t is not a and len({u.pos for u in units}) == len(units):
+                        want = RS._charge_end(enc, a, t)
+                        assert _c_charge_end(enc, a, t) == want, (g.rows, a.pos, t.pos, a.stats["reach"])
+                        n += 1
+                        found += want is not None
+                a.stats = saved
+    assert n > 2000 and found > 500, (n, found)
+
+
+def test_charge_ends_of_battle_states_alike():
+    """Charges at every decision of random battles (prone, slowed, allies and enemies in the way)."""
+    rng = random.Random(3)
+    n = found = 0
+    for k, (_, enc) in enumerate(_maps(12, seed=2)):
+        b = Battle(enc, RS, SeededDice(k))
+        b.start()
+        for _ in random_walk(b, rng, 120):
+            a = b.enc.actor
+            for t in b.enc.enemies(a):
+                want = RS._charge_end(b.enc, a, t)
+                assert _c_charge_end(b.enc, a, t) == want
+                n += 1
+                found += want is not None
+    assert n > 1000 and found > 100, (n, found)
+
+
+def test_approach_fields_alike():
+    tac = T.make(RS)
+    n = 0
+    for rng, enc in _maps(60, seed=4):
+        g = enc.grid
+        starts = [u.pos for u in enc.units if rng.random() < 0.6] or [enc.units[0].pos]
+        want = T._distance_field(g, starts, tac.step_costs(g))
+        assert T._native.approach_field(T.terrain_codes(g), g.width, [g.index(*p) for p in starts]) == want
+        n += sum(0 < d < 99 for d in want)
+    assert n > 5000
+
+
+def test_key_masks_are_the_key_squares():
+    n = 0
+    for rng, enc in _maps(60, seed=5):
+        g = enc.grid
+        for a in enc.units:
+            tac = T.make(RS)
+            if rng.random() < 0.3:
+                a.stats = dict(a.stats, reach=rng.choice([1, 2, 3]))
+            v = tac.view(enc, a)
+            mask = v.key_mask()
+            assert {g.xy(i) for i, m in enumerate(mask) if m} == v.key_squares(), (g.rows, a.pos)
+            tac.native = False
+            assert tac.view(enc, a).key_mask() is None
+            n += 1
+    assert n > 150
