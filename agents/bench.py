@@ -276,10 +276,18 @@ def decision_latency(decisions: int = 2000, seed: int = 0) -> dict[str, Any]:
             "cpu_p99_ms": round(float(np.percentile(cpu_ms, 99)), 3)}
 
 
+def engine_runs(seconds: float, repeat: int) -> dict[str, Any]:
+    """`engine_rate` `repeat` times, back to back: the run with the median decisions/s, and every run's figure
+    under "runs" (this machine's speed drifts from minute to minute; the spread shows by how much)."""
+    runs = [engine_rate(seconds, seed=k) for k in range(repeat)]
+    mid = sorted(runs, key=lambda r: r["decisions_per_s"])[(repeat - 1) // 2]
+    return {**mid, "runs": [r["decisions_per_s"] for r in runs]} if repeat > 1 else mid
+
+
 def run_all(seconds: float = 5.0, parts: tuple[str, ...] = ("engine", "policy", "train", "latency"),
             train_overrides: list[str] | None = None, latency_decisions: int = 2000,
-            split: bool = False) -> dict[str, Any]:
-    """Every measurement, as one dict (what `tactician bench --json` prints)."""
+            split: bool = False, repeat: int = 1) -> dict[str, Any]:
+    """Every measurement, as one dict (what `tactician bench --json` prints); the engine's `repeat` times."""
     import os
     import platform
 
@@ -288,7 +296,7 @@ def run_all(seconds: float = 5.0, parts: tuple[str, ...] = ("engine", "policy", 
                            # other work on the machine slows every figure (a busy sibling core included)
                            "load_average_1min": round(os.getloadavg()[0], 2)}
     if "engine" in parts:
-        res["engine"] = engine_rate(seconds)
+        res["engine"] = engine_runs(seconds, repeat)
         if split:  # a separate run: the clocks would slow the figure above
             res["engine"]["split_us"] = engine_rate(max(0.5, seconds / 2), split=True)["split_us"]
     if "policy" in parts:

@@ -19,7 +19,10 @@ def register(app: typer.Typer) -> None:
               latency_decisions: int = typer.Option(2000, "--decisions", min=20,
                                                     help="NPC decisions timed for the latency figure"),
               split: bool = typer.Option(False, "--split", help="engine: also the µs per decision of each part "
-                                                               "(legal, mask, observation, apply), in a second run")):
+                                                               "(legal, mask, observation, apply), in a second run"),
+              repeat: int = typer.Option(1, "--repeat", min=1, max=50,
+                                         help="engine: measure this many times and report the median run (with "
+                                              "every run's figure)")):
         """Measure speed: engine decisions/s (mask + observation + apply, 4v4 Saga 16x16, one core),
         training steps/s end to end vs the same trainer on a do-nothing env, and per-decision latency."""
         from agents.bench import TARGETS, run_all
@@ -35,7 +38,7 @@ def register(app: typer.Typer) -> None:
         except ConfigError as e:
             raise typer.BadParameter(str(e), param_hint="--set")
         res = run_all(seconds, tuple(only) or PARTS, train_overrides=list(overrides) or None,
-                      latency_decisions=latency_decisions, split=split)
+                      latency_decisions=latency_decisions, split=split, repeat=repeat)
         if as_json:
             typer.echo(json.dumps(res, indent=2))
             return
@@ -47,6 +50,8 @@ def register(app: typer.Typer) -> None:
                        f"{e['decisions_per_cpu_s']:,.0f} per CPU second; {e['decisions']} decisions in {e['battles']} battles; "
                        f"{e['encounter']}; "
                        f"target >= {TARGETS['engine_decisions_per_s']:,})")
+            if "runs" in e:
+                typer.echo(f"  the median of {len(e['runs'])} runs: " + ", ".join(f"{r:,.0f}" for r in e["runs"]))
             if "split_us" in e:
                 typer.echo("  per decision: " + ", ".join(f"{k} {v:.1f} µs" for k, v in e["split_us"].items()))
         if "heuristic" in res:

@@ -29,6 +29,15 @@ def test_engine_split_times_every_part_of_a_decision():
     assert "per decision: legal" in text.output and "observation" in text.output
 
 
+def test_repeat_reports_the_median_run_and_every_run():
+    r = bench.engine_runs(0.05, 3)
+    assert len(r["runs"]) == 3 and r["decisions_per_s"] == sorted(r["runs"])[1]
+    assert "runs" not in bench.engine_runs(0.05, 1)
+    text = CliRunner().invoke(app, ["bench", "--seconds", "0.05", "--only", "engine", "--repeat", "3"])
+    assert text.exit_code == 0, text.output
+    assert "the median of 3 runs" in text.output
+
+
 def test_null_env_has_the_same_spaces_and_a_mask_with_one_hole():
     from envs.tactics_env import TacticsEnv
     env = TacticsEnv("saga", opponent="random")
