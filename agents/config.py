@@ -212,6 +212,9 @@ class TrainSection(_Section):
                                                       "(DummyVecEnv); more = n_envs split over that many worker "
                                                       "processes (agents/vec_env.py), for machines with cores to "
                                                       "spare (the learner's own work needs one)")
+    pipeline: bool = Field(True, description="with workers > 1: act for each worker's envs as soon as they have "
+                                             "stepped, so that a worker steps on while the learner waits for the "
+                                             "others (~1.1x faster on 2 cores; the same samples, in the same order)")
     torch_threads: int = Field(1, ge=1, le=64, description="torch.set_num_threads while collecting rollouts")
     update_threads: int | None = Field(None, ge=1, le=64,
                                        description="torch threads for the gradient updates, when in-process envs are "

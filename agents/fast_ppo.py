@@ -45,6 +45,8 @@ from stable_baselines3.common.utils import explained_variance, obs_as_tensor
 from stable_baselines3.common.vec_env import VecEnv
 from torch.nn import functional as F
 
+from .vec_env import ShardedVecEnv
+
 MASKED_LOGIT = -1e8  # what sb3-contrib's MaskableCategorical puts in place of a masked logit
 
 
@@ -245,9 +247,10 @@ class FastMaskablePPO(MaskablePPO):
     that picks the count for each minibatch (not saved with the model)."""
 
     update_threads: ThreadChooser | None = None
+    pipeline: bool = False  # with env workers (ShardedVecEnv), act for each worker's envs as soon as they step
 
     def _excluded_save_params(self) -> list[str]:
-        return [*super()._excluded_save_params(), "update_threads"]
+        return [*super()._excluded_save_params(), "update_threads", "pipeline"]
 
     def _setup_model(self) -> None:
         super()._setup_model()
@@ -322,31 +325,63 @@ class FastMaskablePPO(MaskablePPO):
         callback.on_rollout_start()
         with th.no_grad():
             act = self._acting_net()
-        while n_steps < n_rollout_steps:
-            action_masks = vec_action_masks(env)
+
+        def choose(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, th.Tensor, th.Tensor, np.ndarray]:
             with th.no_grad():
-                obs_tensor = obs_as_tensor(self._last_obs, self.device)
-                logits, values = act(obs_tensor)
-                actions_t, log_probs = masked_sample(logits, th.as_tensor(action_masks, dtype=th.bool))
-            actions = actions_t.numpy()
-            new_obs, rewards, dones, infos = env.step(actions)
-            self.num_timesteps += env.num_envs
-            callback.update_locals(locals())
-            if not callback.on_step():
-                return False
-            self._update_info_buffer(infos, dones)
-            n_steps += 1
-            actions = actions.reshape(-1, 1)
-            for idx in np.flatnonzero(dones):  # time-limit ends: bootstrap with the value (SB3 issue #633)
-                if infos[idx].get("terminal_observation") is not None and infos[idx].get("TimeLimit.truncated", False):
-                    terminal_obs = pol.obs_to_tensor(infos[idx]["terminal_observation"])[0]
-                    with th.no_grad():
-                        terminal_value = pol.predict_values(terminal_obs)[0]
-                    rewards[idx] += self.gamma * terminal_value
-            rollout_buffer.add(self._last_obs, actions, rewards, self._last_episode_starts, values, log_probs,
-                               action_masks=action_masks)
-            self._last_obs = new_obs
-            self._last_episode_starts = dones
+                logits, values = act(obs_as_tensor(obs, self.device))
+                actions_t, log_probs = masked_sample(logits, th.as_tensor(masks, dtype=th.bool))
+            return actions_t.numpy(), values, log_probs, masks
+
+        # pipelined: each worker's envs get their next actions as soon as they have stepped (ShardedVecEnv
+        # `set_prefetch`), in worker order, so a worker steps on while the learner waits for the others
+        sharded = env.unwrapped if self.pipeline else None
+        if not (isinstance(sharded, ShardedVecEnv) and len(sharded.shards) > 1):
+            sharded = None
+        # the actions of steps under way: left by a rollout that a callback stopped after they were sent
+        prefetched: dict[int, tuple] = self.__dict__.pop("_prefetched", None) or {}
+
+        def prefetch(k: int, obs: np.ndarray, masks: np.ndarray | None):
+            if n_steps + 1 >= n_rollout_steps or masks is None:  # the rollout's last step: nothing after it
+                return None
+            prefetched[k] = choose(obs, masks)
+            return prefetched[k][0]
+
+        if sharded is not None:
+            sharded.set_prefetch(prefetch)
+        try:
+            while n_steps < n_rollout_steps:
+                if sharded is not None and len(prefetched) == len(sharded.shards):
+                    parts = [prefetched.pop(k) for k in range(len(sharded.shards))]
+                    actions = np.concatenate([p[0] for p in parts])
+                    values, log_probs = th.cat([p[1] for p in parts]), th.cat([p[2] for p in parts])
+                    action_masks = np.concatenate([p[3] for p in parts])
+                else:
+                    actions, values, log_probs, action_masks = choose(self._last_obs, vec_action_masks(env))
+                new_obs, rewards, dones, infos = env.step(actions)
+                self.num_timesteps += env.num_envs
+                callback.update_locals(locals())
+                if not callback.on_step():
+                    if prefetched:  # steps under way: the next rollout acts with these
+                        self._prefetched = prefetched
+                    self._last_obs, self._last_episode_starts = new_obs, dones
+                    return False
+                self._update_info_buffer(infos, dones)
+                n_steps += 1
+                actions = actions.reshape(-1, 1)
+                for idx in np.flatnonzero(dones):  # time-limit ends: bootstrap with the value (SB3 issue #633)
+                    if (infos[idx].get("terminal_observation") is not None
+                            and infos[idx].get("TimeLimit.truncated", False)):
+                        terminal_obs = pol.obs_to_tensor(infos[idx]["terminal_observation"])[0]
+                        with th.no_grad():
+                            terminal_value = pol.predict_values(terminal_obs)[0]
+                        rewards[idx] += self.gamma * terminal_value
+                rollout_buffer.add(self._last_obs, actions, rewards, self._last_episode_starts, values, log_probs,
+                                   action_masks=action_masks)
+                self._last_obs = new_obs
+                self._last_episode_starts = dones
+        finally:
+            if sharded is not None:
+                sharded.set_prefetch(None)
         with th.no_grad():
             values = pol.predict_values(obs_as_tensor(new_obs, self.device))
         rollout_buffer.compute_returns_and_advantage(last_values=values, dones=dones)

@@ -226,6 +226,7 @@ def build_model(cfg: TrainConfig, venv, tensorboard_log: str | None = None):
     model = FastMaskablePPO(policy, venv, **ppo_hparams(cfg), seed=cfg.train.seed, device="cpu", verbose=0,
                             tensorboard_log=tensorboard_log, policy_kwargs=policy_kwargs)
     model.update_threads = thread_chooser(cfg)
+    model.pipeline = cfg.train.pipeline
     return model
 
 
@@ -393,6 +394,7 @@ def run(cfg: TrainConfig | None = None, run_dir: Path | None = None, resume: Pat
         # config.yaml is the source of truth: hyperparameters edited there apply from here on
         model = FastMaskablePPO.load(str(ckpt), env=venv, device="cpu", custom_objects=ppo_hparams(cfg))
         model.update_threads = thread_chooser(cfg)
+        model.pipeline = cfg.train.pipeline
         say(f"resuming {run_dir} from {ckpt.name} at step {model.num_timesteps}")
     else:
         model = build_model(cfg, venv)

@@ -150,6 +150,9 @@ class ShardedVecEnv(VecEnv):
             self.processes.append(p)
         self.waiting = self.closed = False
         self._masks: np.ndarray | None = None
+        self._prefetch: Callable[[int, np.ndarray, np.ndarray | None], np.ndarray | None] | None = None
+        self._sent = [False] * len(self.shards)  # a step of the worker's envs under way (its answer not read)
+        self._early: list[Any] = [None] * len(self.shards)  # answers read before step_wait (`_settle`)
         try:
             self.remotes[0].send(("spaces", None))
             obs_space, act_space = self._gather([self.remotes[0]])[0]
@@ -171,14 +174,37 @@ class ShardedVecEnv(VecEnv):
         return got
 
     # ---- stepping ----------------------------------------------------------------------------------------
+    def set_prefetch(self, fn: Callable[[int, np.ndarray, np.ndarray | None], np.ndarray | None] | None) -> None:
+        """Pipelined stepping: `step_wait` calls `fn(k, obs, masks)` as soon as worker k's envs have stepped,
+        with their new observations and masks, in worker order. An array it returns is the actions of their next
+        step, sent at once, so that worker steps on while the learner waits for the others and acts for them;
+        the next `step_async` then sends nothing to worker k, its actions being those already sent. None: no
+        next step sent. The learner's rollout loop (agents/fast_ppo.py) sets it; None switches it off."""
+        self._prefetch = fn
+
     def step_async(self, actions: np.ndarray) -> None:
-        for remote, shard in zip(self.remotes, self.shards):
-            remote.send(("step", actions[shard[0]:shard[-1] + 1]))
+        for k, (remote, shard) in enumerate(zip(self.remotes, self.shards)):
+            if not self._sent[k]:  # else the prefetch has sent this step's actions already
+                remote.send(("step", actions[shard[0]:shard[-1] + 1]))
+                self._sent[k] = True
         self.waiting = True
 
     def step_wait(self):
         self.waiting = False
-        results = self._gather(self.remotes)
+        results = []
+        for k, remote in enumerate(self.remotes):
+            got, self._early[k] = (self._early[k] if self._early[k] is not None else remote.recv()), None
+            self._sent[k] = False
+            results.append(got)
+            if self._prefetch is not None and not isinstance(got, _Failure):
+                nxt = self._prefetch(k, got[0], got[5])
+                if nxt is not None:
+                    remote.send(("step", nxt))
+                    self._sent[k] = True
+        for g in results:
+            if isinstance(g, _Failure):
+                self._settle()
+                raise RuntimeError("an env raised in a ShardedVecEnv worker:\n" + g.text)
         obs = np.concatenate([r[0] for r in results])
         rews = np.concatenate([r[1] for r in results])
         dones = np.concatenate([r[2] for r in results])
@@ -195,7 +221,17 @@ class ShardedVecEnv(VecEnv):
         if the envs have none."""
         return None if self._masks is None else self._masks.copy()
 
+    def _settle(self) -> None:
+        """Read the answers of steps under way (a prefetched step the learner has not asked for yet) and keep
+        them for the next `step_wait`, so that the workers can answer another command."""
+        for k, remote in enumerate(self.remotes):
+            if self._sent[k] and self._early[k] is None:
+                self._early[k] = remote.recv()
+
     def reset(self):
+        self._settle()
+        self._sent = [False] * len(self.shards)  # a reset replaces whatever those steps did
+        self._early = [None] * len(self.shards)
         for remote, shard in zip(self.remotes, self.shards):
             remote.send(("reset", ([self._seeds[i] for i in shard], [self._options[i] for i in shard])))
         results = self._gather(self.remotes)
@@ -208,10 +244,11 @@ class ShardedVecEnv(VecEnv):
     def close(self) -> None:
         if self.closed:
             return
-        if self.waiting:
-            for remote in self.remotes:
-                remote.recv()
-            self.waiting = False
+        try:
+            self._settle()
+        except (EOFError, OSError):
+            pass
+        self.waiting = False
         for remote in self.remotes:
             try:
                 remote.send(("close", None))
@@ -237,6 +274,7 @@ class ShardedVecEnv(VecEnv):
     def _ask(self, indices: VecEnvIndices, make_message) -> list[Any]:
         """Send each worker holding any of `indices` its message; the answers (one per env) in `indices`
         order, or None if the workers answer None (set_attr)."""
+        self._settle()
         routes = self._route(indices)
         for k, local, _ in routes:
             self.remotes[k].send(make_message(local))
@@ -256,6 +294,7 @@ class ShardedVecEnv(VecEnv):
     def has_attr(self, attr_name: str) -> bool:
         """Whether the envs have the attribute, answered in the workers: VecEnv's own `has_attr` fetches it with
         `get_attr`, which for a method (sb3-contrib asks for `action_masks` every rollout) pickles every env."""
+        self._settle()
         for remote in self.remotes:
             remote.send(("has_attr", attr_name))
         return all(self._gather(self.remotes))

@@ -313,3 +313,73 @@ def test_a_policy_with_its_own_evaluate_actions_runs_sb3_contribs_code():
     model.learn(32)
     assert Own.calls == 2  # the update went through the policy's own method
     assert type(FastMaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=16).rollout_buffer) is FastMaskableRolloutBuffer
+
+
+def _sharded_run(pipeline: bool, stop_at: int | None = None):
+    """Two rollouts of 32 steps x 8 envs over 2 worker processes (one update between), or until a callback stops
+    at `stop_at` steps; (the second rollout's buffer and the weights, prefetch calls, the model, the vec env)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from agents.vec_env import ShardedVecEnv
+
+    venv = VecMonitor(ShardedVecEnv([lambda: TacticsEnv(opponent="random", generator={"sizes": (1, 2), "width": 8,
+                                                                                "height": 8})] * 8, workers=2))
+    venv.seed(3)
+    model = FastMaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, seed=0, policy_kwargs={"net_arch": [32]})
+    model.pipeline = pipeline
+    sharded, calls = venv.unwrapped, []
+    real = sharded.set_prefetch
+
+    def counting(fn):
+        def sent(k, obs, masks):
+            got = fn(k, obs, masks)
+            if got is not None:
+                calls.append(k)
+            return got
+        real(None if fn is None else sent)
+    sharded.set_prefetch = counting
+
+    class Stop(BaseCallback):
+        def _on_step(self):
+            return stop_at is None or self.num_timesteps < stop_at
+    model.learn(2 * 32 * 8, callback=Stop())
+    b = model.rollout_buffer
+    got = {k: np.array(getattr(b, k)) for k in ("observations", "actions", "rewards", "log_probs", "values",
+                                                 "action_masks", "episode_starts")}
+    got["weights"] = torch.cat([p.detach().ravel() for p in model.policy.parameters()]).numpy()
+    return got, calls, model, venv
+
+
+def test_pipelined_rollouts_collect_exactly_what_lockstep_ones_do():
+    """Acting for each worker's envs as soon as they step changes when the work is done, not what is done: the
+    same observations, actions, rewards, masks, log-probabilities and values, and the same weights after."""
+    lock, lock_calls, _, v1 = _sharded_run(False)
+    piped, calls, model, v2 = _sharded_run(True)
+    v1.close()
+    v2.close()
+    assert not lock_calls
+    # both workers, every step of each rollout but its last (nothing is sent past a rollout's end)
+    assert calls == [0, 1] * (2 * 31)
+    for key in lock:
+        assert np.array_equal(lock[key], piped[key]), key
+    assert len(model.ep_info_buffer) > 0  # episodes ended (and their envs reset) inside the pipelined steps
+
+
+def test_a_stopped_pipelined_rollout_hands_its_steps_under_way_to_the_next():
+    """A callback stopping mid-rollout leaves prefetched steps under way; the workers still answer commands, and
+    the next rollout acts with the actions already sent: it collects what a lockstep run stopped there does."""
+    runs = []
+    for pipeline in (False, True):
+        _, _, model, venv = _sharded_run(pipeline, stop_at=80)
+        try:
+            assert model.num_timesteps == 80 and len(getattr(model, "_prefetched", {})) == (2 if pipeline else 0)
+            assert venv.env_method("action_masks")[0].any()  # a command while steps are under way
+            model.learn(32 * 8, reset_num_timesteps=False)
+            assert not hasattr(model, "_prefetched")
+            runs.append({k: np.array(getattr(model.rollout_buffer, k)) for k in ("observations", "actions",
+                                                                                "rewards", "log_probs")})
+        finally:
+            venv.close()
+    for key in runs[0]:
+        assert np.array_equal(runs[0][key], runs[1][key]), key
