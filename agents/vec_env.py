@@ -7,6 +7,10 @@ own work; a Tactician env step is not (the heuristic opponent alone costs ~0.5-1
 process only gathers the results. Everything else behaves as a DummyVecEnv: seeds, auto-reset with
 `terminal_observation`, `env_method` (MaskablePPO's `action_masks`), `get_attr` / `set_attr`.
 
+With `set_prefetch` the stepping is pipelined: the learner acts for a worker's envs as soon as their step is
+read, and that worker starts the next step while the learner reads and acts for the others (agents/fast_ppo.py
+does this when `train.pipeline` is on); the rollouts are the same, the workers wait less.
+
 Both vec envs here (ShardedVecEnv, and MaskedDummyVecEnv for the envs in the learner's process) also collect
 every env's action mask after each step and reset into one array, `stacked_action_masks()`, which the trainer
 reads instead of calling `action_masks` on each env at each step (agents/fast_ppo.py `vec_action_masks`).
