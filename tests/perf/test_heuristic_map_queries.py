@@ -118,3 +118,32 @@ def test_key_masks_are_the_key_squares():
             assert tac.view(enc, a).key_mask() is None
             n += 1
     assert n > 150
+
+
+def test_sight_memo_lines_the_kernel_traced_are_the_grids():
+    """The kernel reads and fills _line.h's sight memo (shared with _legal.c and _observe.c): after heuristic play on
+    fresh maps every line known there is `Grid.sight` (line of sight, line of effect, cover)."""
+    from engine.policies.heuristic import HeuristicPolicy
+
+    cover = {"none": 0, "low": 1, "heavy": 2}
+    policy = HeuristicPolicy(3)
+    n = 0
+    for k, (rng, enc) in enumerate(_maps(10, seed=6)):
+        b = Battle(enc, RS, SeededDice(k))
+        b.start()
+        for _ in range(25):
+            if b.over:
+                break
+            b.step(policy.choose(b))
+        g = b.enc.grid
+        size = g.width * g.height
+        memo = g._geometry.__dict__.get("saga_sight", {}).get(_line_codes(g))
+        assert memo is not None
+        for i in range(size):
+            for j in range(i, size):
+                got = memo[i * size + j]
+                if got:
+                    los, loe, cov = g.sight(i, j)
+                    assert got == 0x80 | los | loe << 1 | cover[cov] << 2, (i, j)
+                    n += 1
+    assert n > 2500, n

@@ -34,7 +34,7 @@ static PyObject *S__threat_fields, *S__offense_fields, *S__table, *S__armed, *S_
     *S_width, *S_height, *S_metric, *S__aoo, *S_a, *S_first, *S_id, *S_stats, *S_speed, *S_reach, *S_pos,
     *S__sight, *S__strike, *S__threat_of, *S_estimate, *S_aoo_cost, *S__target, *S_approach, *S__approach,
     *S_reach_value, *S__melee, *S_expected_damage, *S_kill_chance, *S_alternating, *S_chebyshev, *S__geometry,
-    *S_line, *S__threats, *S_line_codes, *S_class_info, *S_misc, *S_move, *S_withdraw, *S_run;
+    *S_line, *S__threats, *S_line_codes, *S_class_info, *S_misc, *S_move, *S_withdraw, *S_run, *S_saga_sight;
 
 /* A field's values by slot (a square, or a square and whether aimed) in C, kept in the field's dict under the key
  * None (the Python path keys it by squares only): a bytearray of a count, a code per slot (0: not known yet, else
@@ -86,6 +86,9 @@ typedef struct {
     PyObject *approach, *melee_list; /* lazily: the view's approach field and (enemy, estimate) reach list */
     PyObject *threats;                /* lazily: the view's squares where enemies take attacks of opportunity */
     PyObject *codes;                  /* lazily: the view's line codes (bytes, a code per square), or None */
+    PyObject *memo_obj;               /* lazily: _line.h's sight memo of the map for these codes, or NULL */
+    unsigned char *memo;
+    int memo_tried;
     Foe *threat, *offense;
     int n_threat, n_offense, armed, limit, w, h, metric, n_reach;
     double threat_weight, next_turn_share, approach_pull, close_in;
@@ -280,6 +283,7 @@ static int Kernel_traverse(Kernel *k, visitproc visit, void *arg) {
     Py_VISIT(k->melee_list);
     Py_VISIT(k->threats);
     Py_VISIT(k->codes);
+    Py_VISIT(k->memo_obj);
     Py_VISIT(k->pos_obj);
     Py_VISIT(k->off_obj);
     for (n = 0; k->threat && n < k->n_threat; n++) {
@@ -313,6 +317,8 @@ static int Kernel_clear(Kernel *k) {
     Py_CLEAR(k->melee_list);
     Py_CLEAR(k->threats);
     Py_CLEAR(k->codes);
+    Py_CLEAR(k->memo_obj);
+    k->memo = NULL;
     Py_CLEAR(k->pos_obj);
     Py_CLEAR(k->off_obj);
     k->pos_arr = k->off_arr = NULL;
@@ -563,10 +569,73 @@ static int band_of(const Info *in, long d) {
     return -1;
 }
 
-/* (line of sight, line of effect, cover 0 / 1 / 2, distance) of the sight line between flat squares i and j */
+/* the sight memo of _line.h for the map's line codes (shared with _legal.c and _observe.c), once per kernel: 0, with
+ * k->memo NULL when there is none to keep */
+static int open_memo(Kernel *k) {
+    PyObject *g, *geo, *d;
+    int rc = 0;
+    Py_ssize_t size = (Py_ssize_t)k->w * k->h;
+    k->memo_tried = 1;
+    if (size > SIGHT_SQUARES)
+        return 0;
+    if (!k->codes && !(k->codes = PyObject_CallMethodNoArgs(k->view, S_line_codes)))
+        return -1;
+    if (!(g = PyObject_GetAttr(k->view, S_g)))
+        return -1;
+    geo = PyObject_GetAttr(g, S__geometry);
+    Py_DECREF(g);
+    if (!geo)
+        return -1;
+    if (!(d = PyObject_GenericGetDict(geo, NULL))) {
+        Py_DECREF(geo);
+        PyErr_Clear(); /* no __dict__: no memo */
+        return 0;
+    }
+    rc = sight_memo(d, S_saga_sight, k->codes, size, &k->memo_obj);
+    Py_DECREF(d);
+    Py_DECREF(geo);
+    if (!rc && k->memo_obj)
+        k->memo = (unsigned char *)PyByteArray_AS_STRING(k->memo_obj);
+    return rc;
+}
+
+/* (line of sight, line of effect, cover 0 / 1 / 2, distance) of the sight line between flat squares i and j: from
+ * the sight memo (traced over the line codes when not known there), else through the view's table */
 static int sight_class(Kernel *k, int i, int j, int *los, int *loe, int *cover, long *d) {
-    PyObject *pk = sight(k, i, j);
+    PyObject *pk;
     long bonus;
+    int lo = i <= j ? i : j, hi = i <= j ? j : i, size = k->w * k->h;
+    if (!k->memo_tried && open_memo(k) < 0)
+        return -1;
+    if (k->memo && 0 <= lo && hi < size) {
+        unsigned char *m = k->memo + (Py_ssize_t)lo * size + hi, b = *m;
+        if (!b) {
+            int buf[LINE_CAP], cnt = trace_line(k->w, hi % k->w - lo % k->w, hi / k->w - lo / k->w, buf, LINE_CAP), n;
+            const unsigned char *codes = (const unsigned char *)PyBytes_AS_STRING(k->codes);
+            int l = 1, e = 1, c = 0;
+            if (cnt < 0)
+                goto table;
+            for (n = 0; n < cnt; n++) {
+                unsigned char x = codes[lo + buf[n]];
+                if (x == 4)
+                    l = e = 0;
+                else if (x == 3)
+                    e = 0;
+                else if (x == 2)
+                    c = 2;
+                else if (x && c == 0)
+                    c = 1;
+            }
+            *m = b = (unsigned char)(0x80 | l | e << 1 | c << 2);
+        }
+        *los = b & 1;
+        *loe = (b >> 1) & 1;
+        *cover = (b >> 2) & 3;
+        *d = dist(k, lo % k->w, lo / k->w, hi % k->w, hi / k->w);
+        return 0;
+    }
+table:
+    pk = sight(k, i, j);
     if (!pk)
         return -1;
     if (!PyTuple_Check(pk) || PyTuple_GET_SIZE(pk) != 4) {
@@ -1686,12 +1755,13 @@ static PyObject *charge_end(PyObject *mod, PyObject *const *args, Py_ssize_t nar
 
 /* approach_field(terrain, width, starts) -> list: `tactics._distance_field` over `SagaTactics.step_costs` (the
  * T_NO_STEP and T_DOOR_STEP bits of `terrain`) and the map's neighbours (8 directions, no diagonal step past a
- * corner of a T_GEO_WALL square), from the flat squares `starts`; 99 where none reaches. Dijkstra with a binary
- * heap: the same shortest distances as Python's bucket queue. */
+ * corner of a T_GEO_WALL square), from the flat squares `starts`; 99 where none reaches. A bucket queue over the
+ * distances (steps cost 1 or 3), as Python's. */
 static PyObject *approach_field(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
     const unsigned char *ter;
-    long w, h, *dist = NULL, *heap = NULL; /* heap entries: distance * size + square */
-    Py_ssize_t n, size, len = 0, cap;
+    long w, h, *dist = NULL, d, top;
+    int *head = NULL, *sq = NULL, *next = NULL; /* per distance its bucket: a list of entries (square, next) */
+    Py_ssize_t n, size, used = 0, pending = 0, cap;
     PyObject *out = NULL;
     (void)mod;
     if (nargs != 3 || !PyBytes_CheckExact(args[0]) || !PyList_Check(args[2])) {
@@ -1707,13 +1777,17 @@ static PyObject *approach_field(PyObject *mod, PyObject *const *args, Py_ssize_t
     }
     h = (long)(size / w);
     ter = (const unsigned char *)PyBytes_AS_STRING(args[0]);
-    cap = size * 8 + PyList_GET_SIZE(args[2]) + 1;
-    if (!(dist = PyMem_Malloc(sizeof(long) * (size_t)(size + 1))) || !(heap = PyMem_Malloc(sizeof(long) * (size_t)cap))) {
+    top = 3 * (long)size + 4; /* no walk is longer than 3 per square */
+    cap = size * 8 + PyList_GET_SIZE(args[2]) + 1; /* each square pushes its neighbours once */
+    if (!(dist = PyMem_Malloc(sizeof(long) * (size_t)(size + 1))) || !(head = PyMem_Malloc(sizeof(int) * (size_t)top)) ||
+        !(sq = PyMem_Malloc(sizeof(int) * (size_t)cap)) || !(next = PyMem_Malloc(sizeof(int) * (size_t)cap))) {
         PyErr_NoMemory();
         goto done;
     }
     for (n = 0; n < size; n++)
         dist[n] = -1;
+    for (n = 0; n < top; n++)
+        head[n] = -1;
     for (n = 0; n < PyList_GET_SIZE(args[2]); n++) {
         long i = PyLong_AsLong(PyList_GET_ITEM(args[2], n));
         if (i == -1 && PyErr_Occurred())
@@ -1722,56 +1796,45 @@ static PyObject *approach_field(PyObject *mod, PyObject *const *args, Py_ssize_t
             PyErr_SetString(PyExc_IndexError, "a start square off the map");
             goto done;
         }
-        heap[len++] = i; /* distance 0: already a heap */
+        sq[used] = (int)i;
+        next[used] = head[0];
+        head[0] = (int)used++;
+        pending++;
     }
-    while (len) {
-        long top = heap[0], d = top / size, i = top % size, last, x = i % w, y = i / w;
-        Py_ssize_t pos = 0;
-        int m;
-        last = heap[--len];
-        while (len) { /* sift `last` down from the root */
-            Py_ssize_t c = 2 * pos + 1;
-            if (c >= len)
-                break;
-            if (c + 1 < len && heap[c + 1] < heap[c])
-                c++;
-            if (heap[c] >= last)
-                break;
-            heap[pos] = heap[c];
-            pos = c;
-        }
-        if (len)
-            heap[pos] = last;
-        if (dist[i] >= 0)
-            continue;
-        dist[i] = d;
-        for (m = 0; m < 8; m++) {
-            long nx = x + DX8[m], ny = y + DY8[m], j, c, e;
-            Py_ssize_t up;
-            if (nx < 0 || ny < 0 || nx >= w || ny >= h)
+    for (d = 0; pending && d < top; d++)
+        while (head[d] >= 0) {
+            int e = head[d], i = sq[e], m;
+            long x = i % w, y = i / w;
+            head[d] = next[e];
+            pending--;
+            if (dist[i] >= 0)
                 continue;
-            j = ny * w + nx;
-            if (DX8[m] && DY8[m] && ((ter[y * w + nx] & T_GEO_WALL) || (ter[ny * w + x] & T_GEO_WALL)))
-                continue;
-            c = (ter[j] & T_NO_STEP) ? 0 : (ter[j] & T_DOOR_STEP) ? 3 : 1;
-            if (!c || dist[j] >= 0)
-                continue;
-            e = (d + c) * size + j;
-            up = len++;
-            while (up > 0 && heap[(up - 1) / 2] > e) { /* sift up */
-                heap[up] = heap[(up - 1) / 2];
-                up = (up - 1) / 2;
+            dist[i] = d;
+            for (m = 0; m < 8; m++) {
+                long nx = x + DX8[m], ny = y + DY8[m], j, c;
+                if (nx < 0 || ny < 0 || nx >= w || ny >= h)
+                    continue;
+                j = ny * w + nx;
+                if (dist[j] >= 0 || (DX8[m] && DY8[m] && ((ter[y * w + nx] & T_GEO_WALL) || (ter[ny * w + x] & T_GEO_WALL))))
+                    continue;
+                c = (ter[j] & T_NO_STEP) ? 0 : (ter[j] & T_DOOR_STEP) ? 3 : 1;
+                if (!c || d + c >= top || used >= cap)
+                    continue;
+                sq[used] = (int)j;
+                next[used] = head[d + c];
+                head[d + c] = (int)used++;
+                pending++;
             }
-            heap[up] = e;
         }
-    }
     if (!(out = PyList_New(size)))
         goto done;
     for (n = 0; n < size; n++)
         PyList_SET_ITEM(out, n, PyLong_FromLong(dist[n] < 0 ? 99 : dist[n])); /* small ints: cached, never NULL */
 done:
     PyMem_Free(dist);
-    PyMem_Free(heap);
+    PyMem_Free(head);
+    PyMem_Free(sq);
+    PyMem_Free(next);
     return out;
 }
 
@@ -1917,6 +1980,7 @@ PyMODINIT_FUNC PyInit__tactics(void) {
     INTERN(S_move, "move")
     INTERN(S_withdraw, "withdraw")
     INTERN(S_run, "run")
+    INTERN(S_saga_sight, "saga_sight")
 #undef INTERN
     if (PyType_Ready(&KernelType) < 0)
         return NULL;

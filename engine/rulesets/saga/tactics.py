@@ -329,7 +329,8 @@ class _View:
         self.occupied = occupied
         self._table = tac.sight_table(g)
         rs = self.rs
-        me = token(me if me is not None else _target_sig(a)[:3] + _target_sig(a)[4:])
+        # the actor's target signature without its hit points: what the damage dealt to it depends on
+        self._me = me = token(me if me is not None else _target_sig(a)[:3] + _target_sig(a)[4:])
         # per enemy: its threat on the actor by square (for its square and the doors as they are) and by the sight
         # line between them (whatever the squares); the actor's strike on it likewise
         world, mine = self.world, att[a.id]
@@ -425,8 +426,11 @@ class _View:
                                 [e.pos[1] * w + e.pos[0] for e in self.enemies])
 
     # -- estimates --
-    def estimate(self, att: Unit, tgt: Unit, n: int, apos, tpos, aimed: bool = False, pair=None) -> Estimate:
-        """rs.attack_estimate of att at apos on tgt at tpos, cached by state, band and cover."""
+    def estimate(self, att: Unit, tgt: Unit, n: int, apos, tpos, aimed: bool = False, pair=None,
+                 target=None) -> Estimate:
+        """rs.attack_estimate of att at apos on tgt at tpos, cached by state, band and cover. With `target` (the
+        actor's `_me` token, which leaves its hit points out), only its expected damage is right: the hit points
+        enter the kill chance only."""
         w = att.stats["weapons"][n]
         if w["kind"] == "melee":
             band, cover = -1, 0
@@ -437,7 +441,7 @@ class _View:
             if band is None:
                 return _OUT_OF_RANGE
             cover = pair[2]
-        key = (self.att[att.id], self.tgt[tgt.id], n, band, cover, aimed)
+        key = (self.att[att.id], self.tgt[tgt.id] if target is None else target, n, band, cover, aimed)
         cache = self.tac._est
         got = cache.get(key)
         if got is None:
@@ -615,8 +619,8 @@ class _View:
             lim = e.stats["speed"] + e.stats["reach"]
             near = 2 if dist <= lim else 1 if dist <= lim + e.stats["speed"] else 0
         band = C.range_band(C.weapon(e, r), dist) if r is not None else None
-        key = ("threat", self.att[e.id], self.tgt[a.id], near, r is not None, band,
-               cover if band is not None else None, los)
+        me = self._me  # expected damage does not depend on the actor's hit points
+        key = ("threat", self.att[e.id], me, near, r is not None, band, cover if band is not None else None, los)
         classes = self.tac._classes
         best = classes.get(key)
         if best is None:
@@ -723,8 +727,9 @@ class _View:
         got = self._danger.get(e.id)
         if got is None:
             a = self.a
-            # it depends on e's weapons and attack and on a's reflex defense: on their unit signatures
-            key = (self.att.get(e.id), self.tgt.get(a.id))
+            # it depends on e's weapons and attack and on a's reflex defense: on their unit signatures (not on a's
+            # hit points)
+            key = (self.att.get(e.id), self._me)
             got = self.tac._danger.get(key) if key[0] is not None and key[1] is not None else None
             if got is not None:
                 self._danger[e.id] = got
