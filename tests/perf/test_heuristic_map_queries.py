@@ -147,3 +147,21 @@ def test_sight_memo_lines_the_kernel_traced_are_the_grids():
                     assert got == 0x80 | los | loe << 1 | cover[cov] << 2, (i, j)
                     n += 1
     assert n > 2500, n
+
+
+def test_view_units_alike():
+    """`_native.view_units` gives `_view_units`'s signature tokens, first weapons, occupied squares and unit keys at
+    every decision of random battles (tokens from one shared table, so equal tokens mean equal signatures)."""
+    tac = T.make(RS)
+    rng = random.Random(8)
+    n = 0
+    for k, (_, enc) in enumerate(_maps(12, seed=7)):
+        b = Battle(enc, RS, SeededDice(k))
+        b.start()
+        for _ in random_walk(b, rng, 120):
+            e = b.enc
+            for a in e.units:
+                args = (e.units, a.id, e.grid.width, tac.token, tac._tokens, tac._first, T._first_weapons)
+                assert T._native.view_units(*args) == T._view_units(*args)
+                n += 1
+    assert n > 3000, n

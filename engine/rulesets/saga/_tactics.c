@@ -1893,6 +1893,220 @@ static PyObject *key_mask(PyObject *mod, PyObject *const *args, Py_ssize_t nargs
     return out;
 }
 
+/* ---- the view's unit signatures (`tactics._view_units`) ---- */
+static PyObject *S_active, *S_name, *S_hp, *S_state, *S_ct, *S_prone, *S_charged, *S_hands, *S_lost, *S_modes,
+    *S_suppressed, *S_grabbed_by, *S_attack_penalty, *S_pinned_by, *S_no_attacks, *S_defense, *S_active_items, *S_aid;
+
+/* state[name] as a new reference (KeyError when missing) */
+static PyObject *state_item(PyObject *state, PyObject *name) {
+    PyObject *v = PyDict_GetItemWithError(state, name);
+    if (!v && !PyErr_Occurred())
+        PyErr_SetObject(PyExc_KeyError, name);
+    return Py_XNewRef(v);
+}
+
+/* tuple(state[name]) */
+static PyObject *state_tuple(PyObject *state, PyObject *name) {
+    PyObject *v = state_item(state, name), *t;
+    if (!v)
+        return NULL;
+    t = PySequence_Tuple(v);
+    Py_DECREF(v);
+    return t;
+}
+
+/* `tactics._attacker_sig(u)` and `_target_sig(u)` of a unit whose id, name, stats and state are given */
+static int unit_sigs(PyObject *u, PyObject *id, PyObject *name, PyObject *stats, PyObject *state, PyObject **att,
+                     PyObject **tgt) {
+    PyObject *sid = NULL, *v[14] = {NULL}, *w[10] = {NULL}, *hp = NULL, *aid = NULL;
+    int k, rc = -1;
+    *att = *tgt = NULL;
+    if (!PyDict_Check(state)) {
+        PyErr_SetString(PyExc_TypeError, "a unit's state is a dict");
+        return -1;
+    }
+    if (!(sid = PyLong_FromVoidPtr(stats)) || !(hp = PyObject_GetAttr(u, S_hp)))
+        goto done;
+    v[0] = Py_NewRef(id), v[1] = Py_NewRef(name), v[2] = Py_NewRef(sid);
+    if (!(v[3] = state_item(state, S_ct)) || !(v[4] = state_item(state, S_prone)) ||
+        !(v[5] = state_item(state, S_charged)) || !(v[6] = state_tuple(state, S_hands)) ||
+        !(v[7] = state_tuple(state, S_lost)) || !(v[8] = state_tuple(state, S_modes)) ||
+        !(v[9] = state_item(state, S_suppressed)))
+        goto done;
+    {
+        PyObject *g = state_item(state, S_grabbed_by);
+        Py_ssize_t len;
+        if (!g)
+            goto done;
+        len = PyObject_Length(g);
+        Py_DECREF(g);
+        if (len < 0 || !(v[10] = PyLong_FromSsize_t(len)))
+            goto done;
+    }
+    if (!(v[11] = state_item(state, S_attack_penalty)) || !(v[12] = state_item(state, S_pinned_by)) ||
+        !(v[13] = state_item(state, S_no_attacks)))
+        goto done;
+    w[0] = Py_NewRef(id), w[1] = Py_NewRef(name), w[2] = Py_NewRef(sid), w[3] = Py_NewRef(hp);
+    w[4] = Py_NewRef(v[3]), w[5] = Py_NewRef(v[4]);
+    if (!(w[6] = state_item(state, S_defense)))
+        goto done;
+    w[7] = Py_NewRef(v[5]);
+    if (!(w[8] = state_tuple(state, S_active_items)) || !(aid = state_item(state, S_aid)))
+        goto done;
+    if (PyObject_IsTrue(aid)) { /* tuple(sorted(aid.items())) */
+        PyObject *items = PyMapping_Items(aid);
+        if (!items || PyList_Sort(items) < 0) {
+            Py_XDECREF(items);
+            goto done;
+        }
+        w[9] = PyList_AsTuple(items);
+        Py_DECREF(items);
+        if (!w[9])
+            goto done;
+    } else if (PyErr_Occurred() || !(w[9] = PyTuple_New(0))) {
+        goto done;
+    }
+    if (!(*att = PyTuple_New(14)) || !(*tgt = PyTuple_New(10)))
+        goto done;
+    for (k = 0; k < 14; k++) {
+        PyTuple_SET_ITEM(*att, k, v[k]);
+        v[k] = NULL;
+    }
+    for (k = 0; k < 10; k++) {
+        PyTuple_SET_ITEM(*tgt, k, w[k]);
+        w[k] = NULL;
+    }
+    rc = 0;
+done:
+    for (k = 0; k < 14; k++)
+        Py_XDECREF(v[k]);
+    for (k = 0; k < 10; k++)
+        Py_XDECREF(w[k]);
+    Py_XDECREF(sid);
+    Py_XDECREF(hp);
+    Py_XDECREF(aid);
+    if (rc) {
+        Py_CLEAR(*att);
+        Py_CLEAR(*tgt);
+    }
+    return rc;
+}
+
+/* tokens.get(sig) or token(sig), a new reference */
+static PyObject *sig_token(PyObject *tokens, PyObject *token, PyObject *sig) {
+    PyObject *t = PyDict_GetItemWithError(tokens, sig);
+    if (t) {
+        int truth = PyObject_IsTrue(t);
+        if (truth > 0)
+            return Py_NewRef(t);
+        if (truth < 0)
+            return NULL;
+    } else if (PyErr_Occurred()) {
+        return NULL;
+    }
+    return PyObject_CallOneArg(token, sig);
+}
+
+/* view_units(units, actor_id, width, token, tokens, firsts, first_weapons) -> (att, tgt, first, occupied, me, units):
+ * `tactics._view_units` (see there), with `first_weapons` its `_first_weapons` */
+static PyObject *view_units(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+    PyObject *units, *token, *tokens, *firsts, *first_weapons, *att = NULL, *tgt = NULL, *first = NULL, *occ = NULL,
+                                                                  *me = NULL, *out = NULL, *res = NULL;
+    long actor, width;
+    Py_ssize_t n;
+    (void)mod;
+    if (nargs != 7 || !PyList_Check(args[0]) || !PyDict_Check(args[4]) || !PyDict_Check(args[5])) {
+        PyErr_SetString(PyExc_TypeError, "view_units(units: list, actor_id, width, token, tokens: dict, firsts: dict, "
+                                         "first_weapons)");
+        return NULL;
+    }
+    units = args[0], token = args[3], tokens = args[4], firsts = args[5], first_weapons = args[6];
+    if (((actor = PyLong_AsLong(args[1])) == -1 || (width = PyLong_AsLong(args[2])) == -1) && PyErr_Occurred())
+        return NULL;
+    if (!(att = PyDict_New()) || !(tgt = PyDict_New()) || !(first = PyDict_New()) || !(occ = PyDict_New()) ||
+        !(out = PyList_New(0)))
+        goto done;
+    for (n = 0; n < PyList_GET_SIZE(units); n++) {
+        PyObject *u = PyList_GET_ITEM(units, n), *a, *id = NULL, *name = NULL, *stats = NULL, *state = NULL,
+                 *asig = NULL, *tsig = NULL, *t = NULL, *tt = NULL, *got = NULL, *pos = NULL, *entry = NULL;
+        long uid;
+        int active, ok = 0;
+        if (!(a = PyObject_GetAttr(u, S_active)))
+            goto done;
+        active = PyObject_IsTrue(a);
+        Py_DECREF(a);
+        if (active < 0)
+            goto done;
+        if (!active)
+            continue;
+        if (!(id = PyObject_GetAttr(u, S_id)) || !(name = PyObject_GetAttr(u, S_name)) ||
+            !(stats = PyObject_GetAttr(u, S_stats)) || !(state = PyObject_GetAttr(u, S_state)) ||
+            ((uid = PyLong_AsLong(id)) == -1 && PyErr_Occurred()) ||
+            unit_sigs(u, id, name, stats, state, &asig, &tsig) < 0 || !(t = sig_token(tokens, token, asig)) ||
+            PyDict_SetItem(att, id, t) < 0 || !(tt = sig_token(tokens, token, tsig)) || PyDict_SetItem(tgt, id, tt) < 0)
+            goto unit_done;
+        if ((got = PyDict_GetItemWithError(firsts, t))) {
+            Py_INCREF(got);
+        } else if (PyErr_Occurred() || !(got = PyObject_CallOneArg(first_weapons, u)) ||
+                   PyDict_SetItem(firsts, t, got) < 0) {
+            goto unit_done;
+        }
+        if (PyDict_SetItem(first, id, got) < 0)
+            goto unit_done;
+        if (uid != actor) {
+            int x, y;
+            PyObject *i;
+            if (!(pos = PyObject_GetAttr(u, S_pos)) || xy(pos, &x, &y) < 0 || !(i = PyLong_FromLong(y * width + x)))
+                goto unit_done;
+            ok = PyDict_SetItem(occ, i, id) == 0;
+            Py_DECREF(i);
+            if (!ok)
+                goto unit_done;
+            ok = 0;
+            entry = PyTuple_Pack(4, id, t, tt, pos);
+        } else {
+            Py_XDECREF(me);
+            me = PyTuple_New(9); /* the target signature without its hit points (item 3) */
+            if (!me)
+                goto unit_done;
+            for (int k = 0, m = 0; k < 10; k++)
+                if (k != 3)
+                    PyTuple_SET_ITEM(me, m++, Py_NewRef(PyTuple_GET_ITEM(tsig, k)));
+            entry = PyTuple_Pack(4, id, t, tt, Py_None);
+        }
+        ok = entry && PyList_Append(out, entry) == 0;
+    unit_done:
+        Py_XDECREF(id);
+        Py_XDECREF(name);
+        Py_XDECREF(stats);
+        Py_XDECREF(state);
+        Py_XDECREF(asig);
+        Py_XDECREF(tsig);
+        Py_XDECREF(t);
+        Py_XDECREF(tt);
+        Py_XDECREF(got);
+        Py_XDECREF(pos);
+        Py_XDECREF(entry);
+        if (!ok)
+            goto done;
+    }
+    {
+        PyObject *tup = PyList_AsTuple(out);
+        if (tup) {
+            res = PyTuple_Pack(6, att, tgt, first, occ, me ? me : Py_None, tup);
+            Py_DECREF(tup);
+        }
+    }
+done:
+    Py_XDECREF(att);
+    Py_XDECREF(tgt);
+    Py_XDECREF(first);
+    Py_XDECREF(occ);
+    Py_XDECREF(me);
+    Py_XDECREF(out);
+    return res;
+}
+
 static PyMethodDef module_methods[] = {
     {"distance_field", (PyCFunction)(void (*)(void))distance_field, METH_FASTCALL,
      "distance_field(neighbours, costs, starts): tactics._distance_field in C."},
@@ -1900,6 +2114,8 @@ static PyMethodDef module_methods[] = {
      "approach_field(terrain, width, starts): tactics._distance_field over the terrain codes in C."},
     {"charge_end", (PyCFunction)(void (*)(void))charge_end, METH_FASTCALL,
      "charge_end(terrain, line_codes, width, metric, ax, ay, tx, ty, speed, reach, occupied): SagaRuleset._charge_end."},
+    {"view_units", (PyCFunction)(void (*)(void))view_units, METH_FASTCALL,
+     "view_units(units, actor_id, width, token, tokens, firsts, first_weapons): tactics._view_units in C."},
     {"key_mask", (PyCFunction)(void (*)(void))key_mask, METH_FASTCALL,
      "key_mask(terrain, width, metric, ax, ay, ranged, reach, enemies): _View.key_squares as a byte per square."},
     {NULL, NULL, 0, NULL}};
@@ -1981,6 +2197,24 @@ PyMODINIT_FUNC PyInit__tactics(void) {
     INTERN(S_withdraw, "withdraw")
     INTERN(S_run, "run")
     INTERN(S_saga_sight, "saga_sight")
+    INTERN(S_active, "active")
+    INTERN(S_name, "name")
+    INTERN(S_hp, "hp")
+    INTERN(S_state, "state")
+    INTERN(S_ct, "ct")
+    INTERN(S_prone, "prone")
+    INTERN(S_charged, "charged")
+    INTERN(S_hands, "hands")
+    INTERN(S_lost, "lost")
+    INTERN(S_modes, "modes")
+    INTERN(S_suppressed, "suppressed")
+    INTERN(S_grabbed_by, "grabbed_by")
+    INTERN(S_attack_penalty, "attack_penalty")
+    INTERN(S_pinned_by, "pinned_by")
+    INTERN(S_no_attacks, "no_attacks")
+    INTERN(S_defense, "defense")
+    INTERN(S_active_items, "active_items")
+    INTERN(S_aid, "aid")
 #undef INTERN
     if (PyType_Ready(&KernelType) < 0)
         return NULL;

@@ -276,7 +276,8 @@ def _first_weapons(u: Unit) -> tuple[int | None, int | None]:
     return C.first_of(u, "melee"), C.first_of(u, "ranged")
 
 
-def _view_units(units: list[Unit], actor_id: int, width: int, token, tokens: dict, firsts: dict) -> tuple:
+def _view_units(units: list[Unit], actor_id: int, width: int, token, tokens: dict, firsts: dict,
+                first_weapons=_first_weapons) -> tuple:
     """The loop of `_View.__init__` over the active units: their attacker and target tokens, first weapons (by
     attacker token, cached in `firsts`; tokens by `token`, looked up in `tokens` first), the squares of the others, the actor's target signature without hp
     (expected damage does not depend on it), and per unit (id, attacker token, target token, square or None for
@@ -294,7 +295,7 @@ def _view_units(units: list[Unit], actor_id: int, width: int, token, tokens: dic
         tt = tgt[uid] = tokens.get(sig) or token(sig)
         got = firsts.get(t)
         if got is None:
-            got = firsts[t] = _first_weapons(u)
+            got = firsts[t] = first_weapons(u)
         first[uid] = got
         if uid != actor_id:
             occupied[u.pos[1] * width + u.pos[0]] = uid
@@ -319,7 +320,8 @@ class _View:
         g = self.g
         token, firsts = tac.token, tac._first
         w = g.width
-        att, tgt, first, occupied, me, units = _view_units(enc.units, a.id, w, token, tac._tokens, firsts)
+        att, tgt, first, occupied, me, units = (_native.view_units if tac.native and _native else _view_units)(
+            enc.units, a.id, w, token, tac._tokens, firsts, _first_weapons)
         self.att, self.tgt, self.first = att, tgt, first
         self._units = units  # per active unit (id, attacker token, target token, square; None for the actor)
         self.enemies = enc.enemies(a)
@@ -416,7 +418,7 @@ class _View:
 
     def key_mask(self) -> bytes | None:
         """`key_squares` as a byte per square (1: a key square) for the C kernel's `classify`; None without C."""
-        if not self.tac.native:
+        if not (self.tac.native and _native):
             return None
         g, a = self.g, self.a
         melee, ranged = self.first[a.id]
@@ -502,7 +504,7 @@ class _View:
         got = self._charges.get(t.id, _MISSING)
         if got is _MISSING:
             got = NotImplemented
-            if self.tac.native:
+            if self.tac.native and _native:
                 g, a = self.g, self.a
                 got = _native.charge_end(terrain_codes(g), _line_codes(g), g.width, _METRICS[g.metric], a.pos[0],
                                          a.pos[1], t.pos[0], t.pos[1], C.speed(a), a.stats["reach"], self._sides())
@@ -710,7 +712,7 @@ class _View:
             if got is None or got[0] is not g._geometry:
                 if len(store) > 512:
                     store.clear()
-                if self.tac.native:
+                if self.tac.native and _native:
                     field = _native.approach_field(terrain_codes(g), g.width, [e.pos[1] * g.width + e.pos[0]
                                                                               for e in self.enemies])
                 else:
