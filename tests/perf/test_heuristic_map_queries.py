@@ -165,3 +165,37 @@ def test_view_units_alike():
                 assert T._native.view_units(*args) == T._view_units(*args)
                 n += 1
     assert n > 3000, n
+
+
+def test_estimates_at_other_hit_points_are_the_rulesets():
+    """`_View.estimate` derives an attack's estimate on a target at new hit points from the one at other hit points
+    (only the kill chance differs): on warm caches, targets hurt and healed at random, every figure is
+    `rs.attack_estimate`'s."""
+    tac = T.make(RS)
+    rng = random.Random(9)
+    n = derived = 0
+    for k, (_, enc) in enumerate(_maps(20, seed=8)):
+        b = Battle(enc, RS, SeededDice(k))
+        b.start()
+        for _ in random_walk(b, rng, 60):
+            e = b.enc
+            units = [u for u in e.units if u.active]
+            for a in units:
+                v = tac.view(e, a)
+                for t in units:
+                    if t is a:
+                        continue
+                    hp = t.hp
+                    t.hp = rng.randint(1, t.max_hp)
+                    v = tac.view(e, a)
+                    for wn in C.usable_weapons(a):
+                        aimed = rng.random() < 0.3
+                        before = len(tac._est)
+                        got = v.estimate(a, t, wn, a.pos, t.pos, aimed)
+                        want = RS.attack_estimate(e, a, t, wn, a.pos, aimed=aimed)
+                        assert (got.hit_chance, got.expected_damage, got.kill_chance) == \
+                            (want.hit_chance, want.expected_damage, want.kill_chance)
+                        n += 1
+                        derived += len(tac._est) == before + 1
+                    t.hp = hp
+    assert n > 3000 and derived > 500, (n, derived)

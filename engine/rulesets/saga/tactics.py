@@ -443,17 +443,30 @@ class _View:
             if band is None:
                 return _OUT_OF_RANGE
             cover = pair[2]
-        key = (self.att[att.id], self.tgt[tgt.id] if target is None else target, n, band, cover, aimed)
+        mine = self.att[att.id]
+        key = (mine, self.tgt[tgt.id] if target is None else target, n, band, cover, aimed)
         cache = self.tac._est
         got = cache.get(key)
         if got is None:
             self.tac._trim(cache)
-            oa, ot = att.pos, tgt.pos
-            att.pos, tgt.pos = apos, tpos
-            try:
-                got = cache[key] = self.rs.attack_estimate(self.enc, att, tgt, n, apos, aimed=aimed)
-            finally:
-                att.pos, tgt.pos = oa, ot
+            # the same attack on the target at other hit points differs in its kill chance only
+            sig = _target_sig(tgt)
+            base_key = ("hp", mine, sig[:3] + sig[4:], n, band, cover, aimed)
+            base = cache.get(base_key)
+            if base is None:
+                oa, ot = att.pos, tgt.pos
+                att.pos, tgt.pos = apos, tpos
+                try:
+                    got = self.rs.attack_estimate(self.enc, att, tgt, n, apos, aimed=aimed)
+                finally:
+                    att.pos, tgt.pos = oa, ot
+                cache[base_key] = (got, C.damage_expr(att, n, aimed=aimed and w["kind"] != "melee"),
+                                   2 if C.mode(att, n) == "stun" else 1)
+            else:  # `rs.attack_estimate`'s kill chance at these hit points
+                est, expr, stun = base
+                p = est.hit_chance
+                got = Estimate(p, est.expected_damage, p * C.p_at_least(expr, tgt.hp * stun), est.notes)
+            cache[key] = got
         return got
 
     def decision_estimate(self, d: Decision) -> Estimate | None:
