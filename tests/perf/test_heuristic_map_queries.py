@@ -161,8 +161,10 @@ def test_view_units_alike():
         for _ in random_walk(b, rng, 120):
             e = b.enc
             for a in e.units:
-                args = (e.units, a.id, e.grid.width, tac.token, tac._tokens, tac._first, T._first_weapons)
-                assert T._native.view_units(*args) == T._view_units(*args)
+                args = (e.units, a.id, a.side, e.grid.width, tac.token, tac._tokens, tac._first, T._first_weapons)
+                got = T._native.view_units(*args)
+                assert got == T._view_units(*args)
+                assert got[-1] == e.enemies(a)
                 n += 1
     assert n > 3000, n
 

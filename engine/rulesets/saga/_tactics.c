@@ -34,7 +34,7 @@ static PyObject *S__threat_fields, *S__offense_fields, *S__table, *S__armed, *S_
     *S_width, *S_height, *S_metric, *S__aoo, *S_a, *S_first, *S_id, *S_stats, *S_speed, *S_reach, *S_pos,
     *S__sight, *S__strike, *S__threat_of, *S_estimate, *S_aoo_cost, *S__target, *S_approach, *S__approach,
     *S_reach_value, *S__melee, *S_expected_damage, *S_kill_chance, *S_alternating, *S_chebyshev, *S__geometry,
-    *S_line, *S__threats, *S_line_codes, *S_class_info, *S_misc, *S_move, *S_withdraw, *S_run, *S_saga_sight;
+    *S_line, *S__threats, *S_line_codes, *S_class_info, *S_misc, *S_move, *S_withdraw, *S_run, *S_saga_sight, *S_end;
 
 /* A field's values by slot (a square, or a square and whether aimed) in C, kept in the field's dict under the key
  * None (the Python path keys it by squares only): a bytearray of a count, a code per slot (0: not known yet, else
@@ -1366,7 +1366,8 @@ static int square_score(Kernel *k, PyObject *how, PyObject *sq, double *out) {
 /* scores(legal, kinds, jitter, score, square_base, constant, here, best=False) -> [(decision, score)]: the loop of
  * `HeuristicPolicy._scores`: one `jitter()` per legal decision; pruned ones (kind None) left out; a move, withdrawal
  * or run scored here from `square_base(action, kind)` (asked once per action); a misc decision whose action has a
- * `constant` value scored as that plus `pos_value(here)`; anything else by `score(decision, kind)`. With `best`, the
+ * `constant` value scored as that plus `pos_value(here)`; an end of turn as `pos_value(here)`; anything else by
+ * `score(decision, kind)`. With `best`, the
  * list holds only the first of the best scored (what `max` picks from the whole list). */
 static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t nargs) {
     PyObject *legal, *kinds, *jitter, *score, *square_base, *constant, *here, *out = NULL, *bases = NULL, *top = NULL;
@@ -1426,8 +1427,9 @@ static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t narg
                 goto fail;
         } else {
             PyObject *c = PyUnicode_Compare(kind, S_misc) == 0 ? PyDict_GetItemWithError(constant, act) : NULL, *r;
-            if (c) {
-                v = as_double(c, &err);
+            int end = !c && !PyErr_Occurred() && PyUnicode_Compare(kind, S_end) == 0;
+            if (c || end) {
+                v = end ? 0.0 : as_double(c, &err);
                 if (err)
                     goto fail;
                 if (!have_here) {
@@ -1435,7 +1437,7 @@ static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t narg
                         goto fail;
                     have_here = 1;
                 }
-                v = v + pos_here;
+                v = end ? pos_here : v + pos_here;
             } else {
                 if (PyErr_Occurred() || !(r = PyObject_CallFunctionObjArgs(score, d, kind, NULL)))
                     goto fail;
@@ -1894,7 +1896,7 @@ static PyObject *key_mask(PyObject *mod, PyObject *const *args, Py_ssize_t nargs
 }
 
 /* ---- the view's unit signatures (`tactics._view_units`) ---- */
-static PyObject *S_active, *S_name, *S_hp, *S_state, *S_ct, *S_prone, *S_charged, *S_hands, *S_lost, *S_modes,
+static PyObject *S_active, *S_side, *S_name, *S_hp, *S_state, *S_ct, *S_prone, *S_charged, *S_hands, *S_lost, *S_modes,
     *S_suppressed, *S_grabbed_by, *S_attack_penalty, *S_pinned_by, *S_no_attacks, *S_defense, *S_active_items, *S_aid;
 
 /* state[name] as a new reference (KeyError when missing) */
@@ -2007,24 +2009,25 @@ static PyObject *sig_token(PyObject *tokens, PyObject *token, PyObject *sig) {
     return PyObject_CallOneArg(token, sig);
 }
 
-/* view_units(units, actor_id, width, token, tokens, firsts, first_weapons) -> (att, tgt, first, occupied, me, units):
- * `tactics._view_units` (see there), with `first_weapons` its `_first_weapons` */
+/* view_units(units, actor_id, actor_side, width, token, tokens, firsts, first_weapons) -> (att, tgt, first, occupied,
+ * me, units, enemies): `tactics._view_units` (see there), with `first_weapons` its `_first_weapons` */
 static PyObject *view_units(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
-    PyObject *units, *token, *tokens, *firsts, *first_weapons, *att = NULL, *tgt = NULL, *first = NULL, *occ = NULL,
-                                                                  *me = NULL, *out = NULL, *res = NULL;
+    PyObject *units, *side, *token, *tokens, *firsts, *first_weapons, *att = NULL, *tgt = NULL, *first = NULL,
+                                                                        *occ = NULL, *me = NULL, *out = NULL,
+                                                                        *res = NULL, *enemies = NULL;
     long actor, width;
     Py_ssize_t n;
     (void)mod;
-    if (nargs != 7 || !PyList_Check(args[0]) || !PyDict_Check(args[4]) || !PyDict_Check(args[5])) {
-        PyErr_SetString(PyExc_TypeError, "view_units(units: list, actor_id, width, token, tokens: dict, firsts: dict, "
-                                         "first_weapons)");
+    if (nargs != 8 || !PyList_Check(args[0]) || !PyDict_Check(args[5]) || !PyDict_Check(args[6])) {
+        PyErr_SetString(PyExc_TypeError, "view_units(units: list, actor_id, actor_side, width, token, tokens: dict, "
+                                         "firsts: dict, first_weapons)");
         return NULL;
     }
-    units = args[0], token = args[3], tokens = args[4], firsts = args[5], first_weapons = args[6];
-    if (((actor = PyLong_AsLong(args[1])) == -1 || (width = PyLong_AsLong(args[2])) == -1) && PyErr_Occurred())
+    units = args[0], side = args[2], token = args[4], tokens = args[5], firsts = args[6], first_weapons = args[7];
+    if (((actor = PyLong_AsLong(args[1])) == -1 || (width = PyLong_AsLong(args[3])) == -1) && PyErr_Occurred())
         return NULL;
     if (!(att = PyDict_New()) || !(tgt = PyDict_New()) || !(first = PyDict_New()) || !(occ = PyDict_New()) ||
-        !(out = PyList_New(0)))
+        !(out = PyList_New(0)) || !(enemies = PyList_New(0)))
         goto done;
     for (n = 0; n < PyList_GET_SIZE(units); n++) {
         PyObject *u = PyList_GET_ITEM(units, n), *a, *id = NULL, *name = NULL, *stats = NULL, *state = NULL,
@@ -2039,6 +2042,13 @@ static PyObject *view_units(PyObject *mod, PyObject *const *args, Py_ssize_t nar
             goto done;
         if (!active)
             continue;
+        {
+            PyObject *us = PyObject_GetAttr(u, S_side);
+            int other = us ? PyObject_RichCompareBool(us, side, Py_NE) : -1;
+            Py_XDECREF(us);
+            if (other < 0 || (other && PyList_Append(enemies, u) < 0))
+                goto done;
+        }
         if (!(id = PyObject_GetAttr(u, S_id)) || !(name = PyObject_GetAttr(u, S_name)) ||
             !(stats = PyObject_GetAttr(u, S_stats)) || !(state = PyObject_GetAttr(u, S_state)) ||
             ((uid = PyLong_AsLong(id)) == -1 && PyErr_Occurred()) ||
@@ -2093,7 +2103,7 @@ static PyObject *view_units(PyObject *mod, PyObject *const *args, Py_ssize_t nar
     {
         PyObject *tup = PyList_AsTuple(out);
         if (tup) {
-            res = PyTuple_Pack(6, att, tgt, first, occ, me ? me : Py_None, tup);
+            res = PyTuple_Pack(7, att, tgt, first, occ, me ? me : Py_None, tup, enemies);
             Py_DECREF(tup);
         }
     }
@@ -2104,6 +2114,7 @@ done:
     Py_XDECREF(occ);
     Py_XDECREF(me);
     Py_XDECREF(out);
+    Py_XDECREF(enemies);
     return res;
 }
 
@@ -2115,7 +2126,7 @@ static PyMethodDef module_methods[] = {
     {"charge_end", (PyCFunction)(void (*)(void))charge_end, METH_FASTCALL,
      "charge_end(terrain, line_codes, width, metric, ax, ay, tx, ty, speed, reach, occupied): SagaRuleset._charge_end."},
     {"view_units", (PyCFunction)(void (*)(void))view_units, METH_FASTCALL,
-     "view_units(units, actor_id, width, token, tokens, firsts, first_weapons): tactics._view_units in C."},
+     "view_units(units, actor_id, actor_side, width, token, tokens, firsts, first_weapons): tactics._view_units."},
     {"key_mask", (PyCFunction)(void (*)(void))key_mask, METH_FASTCALL,
      "key_mask(terrain, width, metric, ax, ay, ranged, reach, enemies): _View.key_squares as a byte per square."},
     {NULL, NULL, 0, NULL}};
@@ -2197,7 +2208,9 @@ PyMODINIT_FUNC PyInit__tactics(void) {
     INTERN(S_withdraw, "withdraw")
     INTERN(S_run, "run")
     INTERN(S_saga_sight, "saga_sight")
+    INTERN(S_end, "end")
     INTERN(S_active, "active")
+    INTERN(S_side, "side")
     INTERN(S_name, "name")
     INTERN(S_hp, "hp")
     INTERN(S_state, "state")

@@ -22,7 +22,6 @@ install; without it everything runs here and in the heuristic's Python methods).
 from __future__ import annotations
 
 import itertools
-import weakref
 from array import array
 
 from engine.core.decision import Decision
@@ -46,6 +45,9 @@ WASTE = {"fall_prone", "drop_item", "holster", "switch_mode", "attack_object", "
          "grapple", "disarm", "coup_de_grace", "aid_attack", "suppress"}
 _NO_LOS_SHARE = 0.5      # a shooter without a line to the square may still move and find one
 _LATER_MELEE_SHARE = 0.2  # a melee enemy two moves away threatens next-next turn
+
+
+_SERIALS = itertools.count()
 
 
 class SagaTactics:
@@ -78,13 +80,17 @@ class SagaTactics:
         self._first: dict = {}  # attacker token -> (first melee weapon, first ranged weapon)
         self._danger: dict = {}  # (attacker token, target token) -> `_View.danger`
         self._classes: dict = {}  # strikes and threats by what they depend on (`_View._strike`, `_threat_of`)
-        self._maps: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # map geometry -> its number
+        self._serial = next(_SERIALS)  # this object's key in the maps' `saga_map_tokens`
 
     def map_token(self, g) -> int:
         """A number standing for the map g is (its shared geometry), never reused for another map."""
-        got = self._maps.get(g._geometry)
+        geo = g._geometry.__dict__  # kept with the map's geometry: per tactics object, its number for the map
+        tokens = geo.get("saga_map_tokens")
+        if tokens is None:
+            tokens = geo["saga_map_tokens"] = {}
+        got = tokens.get(self._serial)
         if got is None:
-            got = self._maps[g._geometry] = next(self._counter)
+            got = tokens[self._serial] = next(self._counter)
         return got
 
     def token(self, key) -> int:
@@ -276,18 +282,21 @@ def _first_weapons(u: Unit) -> tuple[int | None, int | None]:
     return C.first_of(u, "melee"), C.first_of(u, "ranged")
 
 
-def _view_units(units: list[Unit], actor_id: int, width: int, token, tokens: dict, firsts: dict,
+def _view_units(units: list[Unit], actor_id: int, side, width: int, token, tokens: dict, firsts: dict,
                 first_weapons=_first_weapons) -> tuple:
     """The loop of `_View.__init__` over the active units: their attacker and target tokens, first weapons (by
     attacker token, cached in `firsts`; tokens by `token`, looked up in `tokens` first), the squares of the others, the actor's target signature without hp
     (expected damage does not depend on it), and per unit (id, attacker token, target token, square or None for
-    the actor) for `state_key`."""
+    the actor) for `state_key`, and the enemies of a unit of `side` (`Encounter.enemies`)."""
     att, tgt, first, occupied = {}, {}, {}, {}
     me = None
     out = []
+    enemies = []
     for u in units:
         if not u.active:
             continue
+        if u.side != side:
+            enemies.append(u)
         uid = u.id
         sig = _attacker_sig(u)
         t = att[uid] = tokens.get(sig) or token(sig)
@@ -303,7 +312,7 @@ def _view_units(units: list[Unit], actor_id: int, width: int, token, tokens: dic
         else:
             me = sig[:3] + sig[4:]
             out.append((uid, t, tt, None))
-    return att, tgt, first, occupied, me, tuple(out)
+    return att, tgt, first, occupied, me, tuple(out), enemies
 
 
 class _View:
@@ -320,11 +329,11 @@ class _View:
         g = self.g
         token, firsts = tac.token, tac._first
         w = g.width
-        att, tgt, first, occupied, me, units = (_native.view_units if tac.native and _native else _view_units)(
-            enc.units, a.id, w, token, tac._tokens, firsts, _first_weapons)
+        att, tgt, first, occupied, me, units, self.enemies = (
+            _native.view_units if tac.native and _native else _view_units)(
+            enc.units, a.id, a.side, w, token, tac._tokens, firsts, _first_weapons)
         self.att, self.tgt, self.first = att, tgt, first
         self._units = units  # per active unit (id, attacker token, target token, square; None for the actor)
-        self.enemies = enc.enemies(a)
         # the map and its doors: what squares mean (units of one template share a stat block across encounters,
         # so unit tokens do not tell maps apart)
         self.world = token((tac.map_token(g), frozenset(g.open_doors), frozenset(g.broken)))
