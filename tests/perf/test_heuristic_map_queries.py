@@ -201,3 +201,34 @@ def test_estimates_at_other_hit_points_are_the_rulesets():
                         derived += len(tac._est) == before + 1
                     t.hp = hp
     assert n > 3000 and derived > 500, (n, derived)
+
+
+def test_whole_estimates_at_other_hit_points_are_the_rulesets():
+    """Full attacks and charges at targets hurt and healed at random (their kill chance derived from the estimate at
+    other hit points) are `rs.estimate`'s."""
+    tac = T.make(RS)
+    rng = random.Random(10)
+    n = derived = 0
+    kinds = set()
+    for k, (_, enc) in enumerate(_maps(30, seed=9)):
+        b = Battle(enc, RS, SeededDice(k))
+        b.start()
+        for _ in random_walk(b, rng, 80):
+            e, a = b.enc, b.enc.actor
+            for d in b.legal():
+                if d.action not in ("full_attack", "charge"):
+                    continue
+                t = e.units[d.target]
+                hp = t.hp
+                for _ in range(3):
+                    t.hp = rng.randint(1, t.max_hp)
+                    before = len(tac._est)
+                    got = tac.view(e, a).decision_estimate(d)
+                    want = RS.estimate(e, a, d)
+                    assert (got.hit_chance, got.expected_damage, got.kill_chance) == \
+                        (want.hit_chance, want.expected_damage, want.kill_chance), d
+                    n += 1
+                    derived += len(tac._est) == before + 1
+                    kinds.add(d.action)
+                t.hp = hp
+    assert n > 300 and derived > 100 and kinds == {"full_attack", "charge"}, (n, derived, kinds)

@@ -715,6 +715,9 @@ static int threat(Kernel *k, PyObject *pos, int i, double *out) {
             if (row[0] != 0.0) {
                 x = row[1];
             } else {
+                if (!(v = sight(k, f->ei, i))) /* the view's table gets the line `_threat_of` looks up */
+                    return -1;
+                Py_DECREF(v);
                 if (!(v = PyObject_CallMethodObjArgs(k->view, S__threat_of, f->unit, pos, NULL)))
                     return -1;
                 x = as_double(v, &err);
@@ -903,6 +906,9 @@ static int strike(Kernel *k, Foe *f, PyObject *pos, int i, int aimed, double out
     band = in->ranged && los && loe ? band_of(in, d) : -1;
     row += 4 * (((reach * 5 + band + 1) * 3 + (band >= 0 ? cover : 0)) * 2 + (aimed != 0));
     if (row[0] == 0.0) { /* a class not met yet for these two units: the view's strike */
+        if (!(st = sight(k, i, f->ei))) /* the view's table gets the line `_strike` looks up */
+            return -1;
+        Py_DECREF(st);
         if (!(st = PyObject_CallMethodObjArgs(k->view, S__strike, f->unit, pos, aimed ? Py_True : Py_False, NULL)))
             return -1;
         memset(out, 0, 4 * sizeof(double));

@@ -514,10 +514,24 @@ class _View:
         got = cache.get(key)
         if got is None:
             self.tac._trim(cache)
+            # the same attack on the target at other hit points differs in its kill chance only
+            sig = _target_sig(t)
+            base_key = ("hp", key[0], mine, sig[:3] + sig[4:]) + key[3:]
+            base = cache.get(base_key)
             if d.action == "charge":  # `rs.estimate` of a charge, its end square already known
-                got = self.rs.attack_estimate(enc, a, t, key[3], end[0], extra=2)
-            else:
-                got = self.rs.estimate(enc, a, d)
+                if base is None:
+                    got = self.rs.attack_estimate(enc, a, t, key[3], end[0], extra=2)
+                    cache[base_key] = (got, C.damage_expr(a, key[3], aimed=False),
+                                       2 if C.mode(a, key[3]) == "stun" else 1)
+                else:  # `rs.attack_estimate`'s kill chance at these hit points
+                    est, expr, stun = base
+                    p = est.hit_chance
+                    got = Estimate(p, est.expected_damage, p * C.p_at_least(expr, t.hp * stun), est.notes)
+            elif base is None:
+                got = cache[base_key] = self.rs.estimate(enc, a, d)
+            else:  # `rs.estimate`'s kill chance of a full attack at these hit points
+                ed = base.expected_damage
+                got = Estimate(base.hit_chance, ed, min(1.0, ed / max(1, t.hp)) ** 2, base.notes)
             cache[key] = got
         return got
 
