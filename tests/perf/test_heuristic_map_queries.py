@@ -232,3 +232,21 @@ def test_whole_estimates_at_other_hit_points_are_the_rulesets():
                     kinds.add(d.action)
                 t.hp = hp
     assert n > 300 and derived > 100 and kinds == {"full_attack", "charge"}, (n, derived, kinds)
+
+
+def test_cached_aoo_threats_are_the_rulesets():
+    """`_View._aoo_threats` (cached across states by the enemies' signatures, squares and spent reactions) is
+    `rs._threats` at every decision of random battles."""
+    tac = T.make(RS)
+    rng = random.Random(11)
+    n = 0
+    for k, (_, enc) in enumerate(_maps(16, seed=10)):
+        b = Battle(enc, RS, SeededDice(k))
+        b.start()
+        for _ in random_walk(b, rng, 100):
+            e = b.enc
+            for a in e.units:
+                if a.active:
+                    assert tac.view(e, a)._aoo_threats() == RS._threats(e, a)
+                    n += 1
+    assert n > 2000, n

@@ -80,6 +80,7 @@ class SagaTactics:
         self._first: dict = {}  # attacker token -> (first melee weapon, first ranged weapon)
         self._danger: dict = {}  # (attacker token, target token) -> `_View.danger`
         self._classes: dict = {}  # strikes and threats by what they depend on (`_View._strike`, `_threat_of`)
+        self._aoo_maps: dict = {}  # `_View._aoo_threats` by the enemies' signatures and squares
         self._serial = next(_SERIALS)  # this object's key in the maps' `saga_map_tokens`
 
     def map_token(self, g) -> int:
@@ -238,7 +239,10 @@ def terrain_codes(g) -> bytes:
     `step_costs` 0 / 3, 32 a wall of the map's terrain (`_Geometry.neighbours`), 64 / 128 a door / low or heavy
     cover of the terrain, not broken (`SagaTactics.cover_squares`); cached per map and door state."""
     key = g._door_key()
-    per_map = g._geometry.__dict__.setdefault("saga_terrain_codes", {})
+    geo = g._geometry.__dict__
+    per_map = geo.get("saga_terrain_codes")
+    if per_map is None:
+        per_map = geo["saga_terrain_codes"] = {}
     got = per_map.get(key)
     if got is None:
         if len(per_map) > 32:
@@ -706,13 +710,27 @@ class _View:
             g, a = self.g, self.a
             got = 0.0
             if self._threats is None:
-                self._threats = self.rs._threats(self.enc, a)
+                self._threats = self._aoo_threats()
             for eid in self._threats.get(pos[1] * g.width + pos[0], ()):
                 e = self.enc.units[eid]
                 m = self.first[e.id][0]
                 if m is not None:
                     got += self.estimate(e, a, m, e.pos, pos).expected_damage
             self._aoo[pos] = got
+        return got
+
+    def _aoo_threats(self) -> dict:
+        """`rs._threats(enc, a)` (square -> the enemies that take an attack of opportunity there), cached by what it
+        depends on: the map, and per enemy its attacker signature (whether it threatens, its reach), its square and
+        whether its reaction is spent."""
+        att = self.att
+        key = (self.world, tuple([(att[e.id], e.pos, e.state["aoo_used"]) for e in self.enemies]))
+        store = self.tac._aoo_maps
+        got = store.get(key)
+        if got is None:
+            if len(store) > 4096:
+                store.clear()
+            got = store[key] = self.rs._threats(self.enc, self.a)
         return got
 
     def provoked(self, d: Decision) -> float:
