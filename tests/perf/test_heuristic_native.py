@@ -255,3 +255,25 @@ class _Fresh(_Python):
         super().__init__(seed)
         self.policy.native = True
         self.tac.native = True
+
+
+def test_training_maps_score_alike():
+    """The training's encounters (a fresh random 14x14 map every battle, 1 to 4 units a side), played by the
+    heuristic on the C path: at every decision the Python path scores every decision alike, charges included."""
+    native, python = H.HeuristicPolicy(4), _Python(4)
+    rng = random.Random(12)
+    n = charges = 0
+    for k in range(14):
+        b = Battle(random_encounter(RS, rng, 14, 14, sizes=(1, 4)), RS, SeededDice(k))
+        b.start()
+        steps = 0
+        while not b.over and steps < 80:
+            if len(b.legal()) > 1:
+                native._rng, python.policy._rng = random.Random(steps), random.Random(steps)  # the same jitter
+                got, want = native.explain(b), python.explain(b)
+                assert got == want, (k, steps, [(d, x, y) for (d, x), (_, y) in zip(got, want) if x != y][:3])
+                charges += any(d.action == "charge" for d, _ in got)
+                n += 1
+            b.step(native.choose(b))
+            steps += 1
+    assert n > 300 and charges > 30, (n, charges)
