@@ -250,3 +250,46 @@ def test_cached_aoo_threats_are_the_rulesets():
                     assert tac.view(e, a)._aoo_threats() == RS._threats(e, a)
                     n += 1
     assert n > 2000, n
+
+
+def test_attack_estimates_are_the_rulesets():
+    """`_View._attack_estimate` (the ruleset's arithmetic over parts cached per attacker signature) gives
+    `rs.attack_estimate`'s figures and notes for every unit on every other with every usable weapon, aimed or not,
+    from random squares, with bonuses, at every decision of random battles."""
+    tac = T.make(RS)
+    rng = random.Random(13)
+    n = 0
+    modes = set()
+    for k, (_, enc) in enumerate(_maps(20, seed=11)):
+        b = Battle(enc, RS, SeededDice(k))
+        b.start()
+        g = enc.grid
+        for _ in random_walk(b, rng, 60):
+            e = b.enc
+            units = [u for u in e.units if u.active]
+            for a in units:
+                v = tac.view(e, a)
+                for t in units:
+                    if t is a:
+                        continue
+                    for wn in C.usable_weapons(a):
+                        w = C.weapon(a, wn)
+                        pos = (rng.randrange(g.width), rng.randrange(g.height)) if rng.random() < 0.5 else a.pos
+                        aimed, extra = rng.random() < 0.4, rng.choice([0, 0, 2])
+                        if w["kind"] == "melee":
+                            band, cover = -1, 0
+                        else:
+                            pair = v.pair(pos, t.pos)
+                            band, cover = C.range_band(w, pair[3]), pair[2]
+                            if band is None:
+                                continue
+                        got = v._attack_estimate(a, t, wn, w, band, cover, aimed, extra)
+                        saved = a.pos
+                        a.pos = pos
+                        want = RS.attack_estimate(e, a, t, wn, pos, extra=extra, aimed=aimed)
+                        a.pos = saved
+                        assert (got.hit_chance, got.expected_damage, got.kill_chance, got.notes) == \
+                            (want.hit_chance, want.expected_damage, want.kill_chance, want.notes), (w, aimed)
+                        modes.add(C.mode(a, wn))
+                        n += 1
+    assert n > 5000 and len(modes) > 1, (n, modes)

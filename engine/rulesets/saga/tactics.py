@@ -81,6 +81,7 @@ class SagaTactics:
         self._danger: dict = {}  # (attacker token, target token) -> `_View.danger`
         self._classes: dict = {}  # strikes and threats by what they depend on (`_View._strike`, `_threat_of`)
         self._aoo_maps: dict = {}  # `_View._aoo_threats` by the enemies' signatures and squares
+        self._parts: dict = {}  # `_View._attack_estimate`'s per attacker signature, weapon and aim
         self._serial = next(_SERIALS)  # this object's key in the maps' `saga_map_tokens`
 
     def map_token(self, g) -> int:
@@ -261,6 +262,7 @@ def terrain_codes(g) -> bytes:
 
 _MISSING = object()
 _OUT_OF_RANGE = Estimate(notes=["out of range"])
+_COVER_NAMES = {v: k for k, v in C.COVER_BONUS.items()}
 
 
 def _attacker_sig(u: Unit) -> tuple:
@@ -462,6 +464,9 @@ class _View:
         got = cache.get(key)
         if got is None:
             self.tac._trim(cache)
+            if self.tac.native:
+                got = cache[key] = self._attack_estimate(att, tgt, n, w, band, cover, aimed)
+                return got
             # the same attack on the target at other hit points differs in its kill chance only
             sig = _target_sig(tgt)
             base_key = ("hp", mine, sig[:3] + sig[4:], n, band, cover, aimed)
@@ -481,6 +486,42 @@ class _View:
                 got = Estimate(p, est.expected_damage, p * C.p_at_least(expr, tgt.hp * stun), est.notes)
             cache[key] = got
         return got
+
+    def _attack_estimate(self, att: Unit, tgt: Unit, n: int, w: dict, band: int, cover: int, aimed: bool,
+                         extra: int = 0) -> Estimate:
+        """`rs.attack_estimate` of att's weapon n (`w`) on tgt in range band `band` (-1 for a melee weapon) with the
+        cover bonus `cover` of the line between them, the same arithmetic over parts cached per attacker signature
+        (attack bonus before aid, damage dice, mode); tests/perf/test_heuristic_map_queries.py holds it to the
+        ruleset's on random battles."""
+        key = (self.att[att.id], n, aimed)
+        parts = self.tac._parts.get(key)
+        if parts is None:
+            melee = w["kind"] == "melee"
+            mode = C.mode(att, n)
+            expr = C.damage_expr(att, n, aimed=aimed and not melee)
+            stun = mode == "stun"
+            if len(self.tac._parts) > 20000:
+                self.tac._parts.clear()
+            parts = self.tac._parts[key] = (
+                C.attack_bonus(att, n, None), expr, expr.mean / (2 if stun else 1), 2 if stun else 1,
+                mode == "autofire", 1 if "careful_shot" in att.stats["feats"] else 0)
+        ab, expr, mean, stun, autofire, careful = parts
+        ab += C.aid_bonus(att, tgt) + extra
+        defense = C.reflex(tgt, melee=band < 0)
+        notes = []
+        if band >= 0:
+            ab += C.BAND_PENALTY[band]
+            if aimed:
+                ab += careful
+            else:
+                defense += cover
+                if cover:
+                    notes.append(f"{_COVER_NAMES[cover]} cover")
+        p = C.hit_chance(ab, defense)
+        dmg = p * mean + 0.05 * mean  # a natural 20 doubles the damage
+        if autofire:
+            dmg += (1 - p) * mean / 2
+        return Estimate(p, dmg, p * C.p_at_least(expr, tgt.hp * stun), notes)
 
     def decision_estimate(self, d: Decision) -> Estimate | None:
         """`rs.estimate` of an attack, full attack or charge decision from the estimate cache (None for others)."""
@@ -523,7 +564,10 @@ class _View:
             base_key = ("hp", key[0], mine, sig[:3] + sig[4:]) + key[3:]
             base = cache.get(base_key)
             if d.action == "charge":  # `rs.estimate` of a charge, its end square already known
-                if base is None:
+                if self.tac.native and key[3] is not None:
+                    n = key[3]
+                    got = self._attack_estimate(a, t, n, C.weapon(a, n), -1, 0, False, extra=2)
+                elif base is None:
                     got = self.rs.attack_estimate(enc, a, t, key[3], end[0], extra=2)
                     cache[base_key] = (got, C.damage_expr(a, key[3], aimed=False),
                                        2 if C.mode(a, key[3]) == "stun" else 1)
