@@ -58,7 +58,9 @@ def register(app: typer.Typer) -> None:
         card = {
             "policy": f"zoo:{rs.id}", "ruleset": rs.id, "env_id": meta.get("env_id"),
             "encoding_signature": meta.get("encoding_signature"), "run": str(run_dir),
-            "steps": result.get("steps", meta.get("steps")), "wall_time_s": meta.get("wall_time_s"),
+            # a checkpoint's own step count (meta), not the run's; the run's wall time only for its final model
+            "steps": meta.get("steps", result.get("steps")),
+            "wall_time_s": meta.get("wall_time_s", result.get("wall_time_s") if model == "model.zip" else None),
             "commit": commit, "published": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "model_bytes": (dest / "model.zip").stat().st_size,
             "eval": {"command": f"tactician eval zoo:{rs.id} --ruleset {rs.id} --episodes {episodes} --seed {seed}",

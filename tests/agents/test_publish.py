@@ -29,13 +29,14 @@ def test_publish_copies_the_model_and_writes_the_card(tmp_path):
 
 
 def test_a_published_checkpoint_leaves_its_optimizer_state_behind(tmp_path):
-    """Checkpoints keep Adam's moments for --resume; the zoo copy keeps the weights only."""
+    """Checkpoints keep Adam's moments for --resume; the zoo copy keeps the weights only, and its card the
+    checkpoint's step count."""
     import torch
     from sb3_contrib import MaskablePPO
 
-    cfg = load_config("configs/saga/smoke.yaml", ["eval.final_episodes=2"])
+    cfg = load_config("configs/saga/smoke.yaml", ["eval.final_episodes=2", "train.checkpoint_freq=768"])
     result = run(cfg, root=tmp_path / "runs")
-    ckpt = "checkpoints/step_1024.zip"
+    ckpt = "checkpoints/step_768.zip"  # mid-run: the card names its own step count, not the run's
     out = CliRunner().invoke(app, ["publish", result["run_dir"], "--model", ckpt, "--episodes", "2",
                                    "--zoo", str(tmp_path / "zoo")])
     assert out.exit_code == 0, out.output
@@ -46,6 +47,8 @@ def test_a_published_checkpoint_leaves_its_optimizer_state_behind(tmp_path):
         assert torch.equal(a, b)
     assert (tmp_path / "zoo" / "saga" / "model.zip").stat().st_size < 0.6 * (tmp_path / "runs").joinpath(
         result["run_dir"], ckpt).stat().st_size
+    card = yaml.safe_load((tmp_path / "zoo" / "saga" / "card.yaml").read_text())
+    assert result["steps"] == 1024 and card["steps"] == 768
 
 
 def test_publish_refuses_a_folder_without_a_model(tmp_path):
