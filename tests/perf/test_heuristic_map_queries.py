@@ -165,6 +165,8 @@ def test_view_units_alike():
                 got = T._native.view_units(*args)
                 assert got == T._view_units(*args)
                 assert got[-1] == e.enemies(a)
+                if a.active:
+                    assert tac.view(e, a).plan(a) == RS._full_attack_plan(a)  # cached by attacker signature
                 n += 1
     assert n > 3000, n
 

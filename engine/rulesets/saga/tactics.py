@@ -82,6 +82,7 @@ class SagaTactics:
         self._classes: dict = {}  # strikes and threats by what they depend on (`_View._strike`, `_threat_of`)
         self._aoo_maps: dict = {}  # `_View._aoo_threats` by the enemies' signatures and squares
         self._parts: dict = {}  # `_View._attack_estimate`'s per attacker signature, weapon and aim
+        self._plans: dict = {}  # `_View.plan` by attacker signature
         self._serial = next(_SERIALS)  # this object's key in the maps' `saga_map_tokens`
 
     def map_token(self, g) -> int:
@@ -575,12 +576,45 @@ class _View:
                     est, expr, stun = base
                     p = est.hit_chance
                     got = Estimate(p, est.expected_damage, p * C.p_at_least(expr, t.hp * stun), est.notes)
+            elif self.tac.native:
+                got = self._full_attack_estimate(a, t)
             elif base is None:
                 got = cache[base_key] = self.rs.estimate(enc, a, d)
             else:  # `rs.estimate`'s kill chance of a full attack at these hit points
                 ed = base.expected_damage
                 got = Estimate(base.hit_chance, ed, min(1.0, ed / max(1, t.hp)) ** 2, base.notes)
             cache[key] = got
+        return got
+
+    def _full_attack_estimate(self, a: Unit, t: Unit) -> Estimate:
+        """`rs.estimate` of a's full attack on t: its attacks' `_attack_estimate`s summed as the ruleset sums them."""
+        seq, pen = self.plan(a)
+        aimed, extra = a.state["aimed"], pen - a.state["attack_penalty"]
+        est = Estimate(notes=[f"{len(seq)} attacks at {pen}"])
+        miss_all = 1.0
+        for n in seq:
+            w = a.stats["weapons"][n]
+            band, cover = -1, 0
+            if w["kind"] != "melee":
+                pair = self.pair(a.pos, t.pos)
+                band, cover = C.range_band(w, pair[3]), pair[2]
+            e1 = _OUT_OF_RANGE if band is None else self._attack_estimate(a, t, n, w, band, cover, aimed, extra)
+            est.expected_damage += e1.expected_damage
+            miss_all *= 1 - e1.hit_chance
+        est.hit_chance = 1 - miss_all
+        est.kill_chance = min(1.0, est.expected_damage / max(1, t.hp)) ** 2
+        return est
+
+    def plan(self, u: Unit) -> tuple[list[int], int]:
+        """`rs._full_attack_plan(u)`, cached by u's attacker signature (its usable weapons and feats)."""
+        key = self.att.get(u.id)
+        got = self.tac._plans.get(key) if key is not None else None
+        if got is None:
+            got = self.rs._full_attack_plan(u)
+            if key is not None:
+                if len(self.tac._plans) > 20000:
+                    self.tac._plans.clear()
+                self.tac._plans[key] = got
         return got
 
     def charge_end(self, t: Unit):
@@ -783,7 +817,7 @@ class _View:
         if d.action in ("move", "run", "charge", "ranged_attack"):
             return self.aoo_cost(a.pos)
         if d.action == "full_attack":
-            if any(C.weapon(a, n)["kind"] == "ranged" for n in self.rs._full_attack_plan(a)[0]):
+            if any(C.weapon(a, n)["kind"] == "ranged" for n in self.plan(a)[0]):
                 return self.aoo_cost(a.pos)
         return 0.0
 
@@ -839,7 +873,7 @@ class _View:
                 w = C.weapon(e, n)
                 p = C.hit_chance(C.attack_bonus(e, n, a), C.reflex(a, melee=w["kind"] == "melee"))
                 got = max(got, p * C.damage_expr(e, n).mean)
-            if len(self.rs._full_attack_plan(e)[0]) >= 2:
+            if len(self.plan(e)[0]) >= 2:
                 got *= 1.3
             self._danger[e.id] = got
             if key[0] is not None and key[1] is not None:
