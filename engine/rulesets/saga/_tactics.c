@@ -11,9 +11,13 @@
  * per pair of unit states (in the tactics' by_pair dicts). Python is called back for what those lack: a strike or a
  * threat of a new class (`_View._strike`, `_threat_of`), an attack estimate, an AoO cost, a target's constants
  * (`_Turn._target`), a unit's weapons' reach and bands (`_View.class_info`), the approach field and the reach list.
- * Sight lines missing from the tactics' table are traced here over the view's line codes (_line.h).
+ * Sight lines come from _line.h's per-map sight memo (shared with _legal.c and _observe.c), traced here over the
+ * view's line codes when not known there; a line a Python callback reads is put in the tactics' table first.
  *
- * `distance_field` is `tactics._distance_field` (walking steps to the nearest enemy) in C. */
+ * Module functions, each the C twin of a Python function its tests hold it to: `distance_field` and
+ * `approach_field` (`tactics._distance_field`, walking steps to the nearest enemy), `charge_end`
+ * (`SagaRuleset._charge_end`), `key_mask` (`_View.key_squares` as a byte per square) and `view_units`
+ * (`tactics._view_units`); the per-map ones read `tactics.terrain_codes`. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdlib.h>

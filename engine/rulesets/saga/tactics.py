@@ -18,6 +18,11 @@ between decisions: the threat on a square depends on the enemies only, so it sur
 moves and attacks. Optional extras the heuristic uses when present: `kinds` and `constant_misc` (what `kind`
 and `misc_value` give by action alone), and a view's `kernel` (the C decision loop of `_tactics.c`, built by the
 install; without it everything runs here and in the heuristic's Python methods).
+
+With `SagaTactics.native` (the default where `_tactics.c` is built) the view also takes its unit signatures, charges,
+approach fields and key squares from C, and computes attack estimates by the ruleset's arithmetic over parts cached
+per attacker signature (`_View._attack_estimate`); `native = False` keeps the Python reference of each
+(tests/perf/test_heuristic_map_queries.py holds every one to it).
 """
 from __future__ import annotations
 
