@@ -1203,7 +1203,11 @@ class SagaRuleset(Ruleset):
 
     def attack_estimate(self, enc: Encounter, a: Unit, t: Unit, n: int | None, pos: tuple[int, int],
                         extra: int = 0, aimed: bool | None = None) -> Estimate:
-        """Hit chance, expected damage and kill chance of one attack of a (standing at pos) on t."""
+        """Hit chance, expected damage and kill chance of one attack of a (standing at pos) on t.
+
+        The heuristic repeats this arithmetic over parts cached per attacker (tactics.py `_View._attack_estimate`),
+        and `estimate`'s full attacks and `_charge_end` have twins there and in _tactics.c: a rule change here must
+        be made there too; tests/perf/test_heuristic_map_queries.py fails until it is."""
         if n is None:
             return Estimate()
         aimed = a.state["aimed"] if aimed is None else aimed
