@@ -386,17 +386,8 @@ static void trace_sight(const Ctx *c, int a, int b, int *buf, int *los, int *loe
     int n = line(c, a, b, buf), k;
     *los = *loe = 1;
     *cover = 0;
-    for (k = 0; k < n; k++) {
-        int code = LINE_CODE[c->kind[buf[k]]];
-        if (code == 4)
-            *los = *loe = 0;
-        else if (code == 3)
-            *loe = 0;
-        else if (code == 2)
-            *cover = 2;
-        else if (code == 1 && !*cover)
-            *cover = 1;
-    }
+    for (k = 0; k < n; k++)
+        fold_code(LINE_CODE[c->kind[buf[k]]], los, loe, cover);
 }
 
 /* Grid.sight(a, b)[:2] through the map's sight memo (_observe.c's, see sight_table) when there is one */

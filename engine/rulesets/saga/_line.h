@@ -1,4 +1,4 @@
-/* Line geometry shared by _legal.c and _observe.c: the line between two squares as grid._Geometry.line traces it,
+/* Line geometry shared by _legal.c, _observe.c and _tactics.c: the line between two squares as grid._Geometry.line traces it,
  * and the memo of Grid.sight both keep on a map's shared geometry. Include after Python.h.
  *
  * trace_line(w, dx, dy, out, cap): the squares strictly between two squares of a map w wide whose ends are dx, dy
@@ -8,6 +8,19 @@
  * is Python's float one. */
 #ifndef SAGA_LINE_H
 #define SAGA_LINE_H
+
+/* One square of a traced line, by its line code (Grid.sight's: 4 blocks sight and effect, 3 effect only, 2 / 1
+ * heavy / low cover): what it does to the line of sight, the line of effect and the cover met so far. */
+static inline void fold_code(int code, int *los, int *loe, int *cover) {
+    if (code == 4)
+        *los = *loe = 0;
+    else if (code == 3)
+        *loe = 0;
+    else if (code == 2)
+        *cover = 2;
+    else if (code == 1 && !*cover)
+        *cover = 1;
+}
 
 static int trace_line(long w, long dx, long dy, int *out, int cap) {
     long x0 = dx < 0 ? -dx : 0, y0 = dy < 0 ? -dy : 0, a0, b0, n, k, x, y, rx, ry, last = -1;

@@ -808,19 +808,11 @@ static void trace(const Map *m, long a, long b, int *los, int *loe, int *cover, 
     }
     n = trace_line(w, b % w - a % w, b / w - a / w, offs, cap);
     for (k = 0; k < n; k++) {
-        long sq = a + offs[k], c;
+        long sq = a + offs[k];
         Py_ssize_t j;
         if (sq < 0 || sq >= m->size)
             continue;
-        c = m->codes[sq];
-        if (c == 4)
-            *los = *loe = 0;
-        else if (c == 3)
-            *loe = 0;
-        else if (c == 2)
-            *cover = 2;
-        else if (c == 1 && *cover == 0)
-            *cover = 1;
+        fold_code(m->codes[sq], los, loe, cover);
         if (blocked)
             for (j = 0; j < m->n_occupied; j++)
                 if (m->occupied[j] == sq)

@@ -502,17 +502,8 @@ static PyObject *sight(Kernel *k, int i, int j) {
         return PyObject_CallMethod(k->view, "_sight", "ii", i, j);
     }
     codes = (const unsigned char *)PyBytes_AS_STRING(k->codes);
-    for (n = 0; n < cnt; n++) {
-        unsigned char c = codes[lo + buf[n]];
-        if (c == 4)
-            los = loe = 0;
-        else if (c == 3)
-            loe = 0;
-        else if (c == 2)
-            cover = 2;
-        else if (c && cover == 0)
-            cover = 1;
-    }
+    for (n = 0; n < cnt; n++)
+        fold_code(codes[lo + buf[n]], &los, &loe, &cover);
     got = Py_BuildValue("(OOli)", los ? Py_True : Py_False, loe ? Py_True : Py_False, COVER_BONUS[cover],
                         dist(k, lo % k->w, lo / k->w, hi % k->w, hi / k->w));
     if (!got || PyDict_SetItem(k->table, key, got) < 0) {
@@ -619,17 +610,8 @@ static int sight_class(Kernel *k, int i, int j, int *los, int *loe, int *cover, 
             int l = 1, e = 1, c = 0;
             if (cnt < 0)
                 goto table;
-            for (n = 0; n < cnt; n++) {
-                unsigned char x = codes[lo + buf[n]];
-                if (x == 4)
-                    l = e = 0;
-                else if (x == 3)
-                    e = 0;
-                else if (x == 2)
-                    c = 2;
-                else if (x && c == 0)
-                    c = 1;
-            }
+            for (n = 0; n < cnt; n++)
+                fold_code(codes[lo + buf[n]], &l, &e, &c);
             *m = b = (unsigned char)(0x80 | l | e << 1 | c << 2);
         }
         *los = b & 1;
