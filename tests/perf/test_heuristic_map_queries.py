@@ -40,6 +40,15 @@ def _maps(n: int, seed: int):
         yield rng, enc
 
 
+def _battles(rng: random.Random, n_maps: int, map_seed: int, steps: int):
+    """The Battle at every state of a random walk of up to `steps` decisions (drawn from `rng`) through a battle on
+    each of `_maps(n_maps, map_seed)`."""
+    for k, (_, enc) in enumerate(_maps(n_maps, seed=map_seed)):
+        b = Battle(enc, RS, SeededDice(k))
+        b.start()
+        yield from (b for _ in random_walk(b, rng, steps))
+
+
 def _c_charge_end(enc, a, t):
     g = enc.grid
     v = T.make(RS).view(enc, a)
@@ -78,16 +87,13 @@ def test_charge_ends_of_battle_states_alike():
     """Charges at every decision of random battles (prone, slowed, allies and enemies in the way)."""
     rng = random.Random(3)
     n = found = 0
-    for k, (_, enc) in enumerate(_maps(12, seed=2)):
-        b = Battle(enc, RS, SeededDice(k))
-        b.start()
-        for _ in random_walk(b, rng, 120):
-            a = b.enc.actor
-            for t in b.enc.enemies(a):
-                want = RS._charge_end(b.enc, a, t)
-                assert _c_charge_end(b.enc, a, t) == want
-                n += 1
-                found += want is not None
+    for b in _battles(rng, 12, 2, 120):
+        a = b.enc.actor
+        for t in b.enc.enemies(a):
+            want = RS._charge_end(b.enc, a, t)
+            assert _c_charge_end(b.enc, a, t) == want
+            n += 1
+            found += want is not None
     assert n > 1000 and found > 100, (n, found)
 
 
@@ -155,19 +161,16 @@ def test_view_units_alike():
     tac = T.make(RS)
     rng = random.Random(8)
     n = 0
-    for k, (_, enc) in enumerate(_maps(12, seed=7)):
-        b = Battle(enc, RS, SeededDice(k))
-        b.start()
-        for _ in random_walk(b, rng, 120):
-            e = b.enc
-            for a in e.units:
-                args = (e.units, a.id, a.side, e.grid.width, tac.token, tac._tokens, tac._first, T._first_weapons)
-                got = T._native.view_units(*args)
-                assert got == T._view_units(*args)
-                assert got[-1] == e.enemies(a)
-                if a.active:
-                    assert tac.view(e, a).plan(a) == RS._full_attack_plan(a)  # cached by attacker signature
-                n += 1
+    for b in _battles(rng, 12, 7, 120):
+        e = b.enc
+        for a in e.units:
+            args = (e.units, a.id, a.side, e.grid.width, tac.token, tac._tokens, tac._first, T._first_weapons)
+            got = T._native.view_units(*args)
+            assert got == T._view_units(*args)
+            assert got[-1] == e.enemies(a)
+            if a.active:
+                assert tac.view(e, a).plan(a) == RS._full_attack_plan(a)  # cached by attacker signature
+            n += 1
     assert n > 3000, n
 
 
@@ -178,30 +181,27 @@ def test_estimates_at_other_hit_points_are_the_rulesets():
     tac = T.make(RS)
     rng = random.Random(9)
     n = derived = 0
-    for k, (_, enc) in enumerate(_maps(20, seed=8)):
-        b = Battle(enc, RS, SeededDice(k))
-        b.start()
-        for _ in random_walk(b, rng, 60):
-            e = b.enc
-            units = [u for u in e.units if u.active]
-            for a in units:
+    for b in _battles(rng, 20, 8, 60):
+        e = b.enc
+        units = [u for u in e.units if u.active]
+        for a in units:
+            v = tac.view(e, a)
+            for t in units:
+                if t is a:
+                    continue
+                hp = t.hp
+                t.hp = rng.randint(1, t.max_hp)
                 v = tac.view(e, a)
-                for t in units:
-                    if t is a:
-                        continue
-                    hp = t.hp
-                    t.hp = rng.randint(1, t.max_hp)
-                    v = tac.view(e, a)
-                    for wn in C.usable_weapons(a):
-                        aimed = rng.random() < 0.3
-                        before = len(tac._est)
-                        got = v.estimate(a, t, wn, a.pos, t.pos, aimed)
-                        want = RS.attack_estimate(e, a, t, wn, a.pos, aimed=aimed)
-                        assert (got.hit_chance, got.expected_damage, got.kill_chance) == \
-                            (want.hit_chance, want.expected_damage, want.kill_chance)
-                        n += 1
-                        derived += len(tac._est) == before + 1
-                    t.hp = hp
+                for wn in C.usable_weapons(a):
+                    aimed = rng.random() < 0.3
+                    before = len(tac._est)
+                    got = v.estimate(a, t, wn, a.pos, t.pos, aimed)
+                    want = RS.attack_estimate(e, a, t, wn, a.pos, aimed=aimed)
+                    assert (got.hit_chance, got.expected_damage, got.kill_chance) == \
+                        (want.hit_chance, want.expected_damage, want.kill_chance)
+                    n += 1
+                    derived += len(tac._est) == before + 1
+                t.hp = hp
     assert n > 3000 and derived > 500, (n, derived)
 
 
@@ -212,27 +212,24 @@ def test_whole_estimates_at_other_hit_points_are_the_rulesets():
     rng = random.Random(10)
     n = derived = 0
     kinds = set()
-    for k, (_, enc) in enumerate(_maps(30, seed=9)):
-        b = Battle(enc, RS, SeededDice(k))
-        b.start()
-        for _ in random_walk(b, rng, 80):
-            e, a = b.enc, b.enc.actor
-            for d in b.legal():
-                if d.action not in ("full_attack", "charge"):
-                    continue
-                t = e.units[d.target]
-                hp = t.hp
-                for _ in range(3):
-                    t.hp = rng.randint(1, t.max_hp)
-                    before = len(tac._est)
-                    got = tac.view(e, a).decision_estimate(d)
-                    want = RS.estimate(e, a, d)
-                    assert (got.hit_chance, got.expected_damage, got.kill_chance) == \
-                        (want.hit_chance, want.expected_damage, want.kill_chance), d
-                    n += 1
-                    derived += len(tac._est) == before + 1
-                    kinds.add(d.action)
-                t.hp = hp
+    for b in _battles(rng, 30, 9, 80):
+        e, a = b.enc, b.enc.actor
+        for d in b.legal():
+            if d.action not in ("full_attack", "charge"):
+                continue
+            t = e.units[d.target]
+            hp = t.hp
+            for _ in range(3):
+                t.hp = rng.randint(1, t.max_hp)
+                before = len(tac._est)
+                got = tac.view(e, a).decision_estimate(d)
+                want = RS.estimate(e, a, d)
+                assert (got.hit_chance, got.expected_damage, got.kill_chance) == \
+                    (want.hit_chance, want.expected_damage, want.kill_chance), d
+                n += 1
+                derived += len(tac._est) == before + 1
+                kinds.add(d.action)
+            t.hp = hp
     assert n > 300 and derived > 100 and kinds == {"full_attack", "charge"}, (n, derived, kinds)
 
 
@@ -242,15 +239,12 @@ def test_cached_aoo_threats_are_the_rulesets():
     tac = T.make(RS)
     rng = random.Random(11)
     n = 0
-    for k, (_, enc) in enumerate(_maps(16, seed=10)):
-        b = Battle(enc, RS, SeededDice(k))
-        b.start()
-        for _ in random_walk(b, rng, 100):
-            e = b.enc
-            for a in e.units:
-                if a.active:
-                    assert tac.view(e, a)._aoo_threats() == RS._threats(e, a)
-                    n += 1
+    for b in _battles(rng, 16, 10, 100):
+        e = b.enc
+        for a in e.units:
+            if a.active:
+                assert tac.view(e, a)._aoo_threats() == RS._threats(e, a)
+                n += 1
     assert n > 2000, n
 
 
@@ -262,36 +256,33 @@ def test_attack_estimates_are_the_rulesets():
     rng = random.Random(13)
     n = 0
     modes = set()
-    for k, (_, enc) in enumerate(_maps(20, seed=11)):
-        b = Battle(enc, RS, SeededDice(k))
-        b.start()
-        g = enc.grid
-        for _ in random_walk(b, rng, 60):
-            e = b.enc
-            units = [u for u in e.units if u.active]
-            for a in units:
-                v = tac.view(e, a)
-                for t in units:
-                    if t is a:
-                        continue
-                    for wn in C.usable_weapons(a):
-                        w = C.weapon(a, wn)
-                        pos = (rng.randrange(g.width), rng.randrange(g.height)) if rng.random() < 0.5 else a.pos
-                        aimed, extra = rng.random() < 0.4, rng.choice([0, 0, 2])
-                        if w["kind"] == "melee":
-                            band, cover = -1, 0
-                        else:
-                            pair = v.pair(pos, t.pos)
-                            band, cover = C.range_band(w, pair[3]), pair[2]
-                            if band is None:
-                                continue
-                        got = v._attack_estimate(a, t, wn, w, band, cover, aimed, extra)
-                        saved = a.pos
-                        a.pos = pos
-                        want = RS.attack_estimate(e, a, t, wn, pos, extra=extra, aimed=aimed)
-                        a.pos = saved
-                        assert (got.hit_chance, got.expected_damage, got.kill_chance, got.notes) == \
-                            (want.hit_chance, want.expected_damage, want.kill_chance, want.notes), (w, aimed)
-                        modes.add(C.mode(a, wn))
-                        n += 1
+    for b in _battles(rng, 20, 11, 60):
+        g = b.enc.grid
+        e = b.enc
+        units = [u for u in e.units if u.active]
+        for a in units:
+            v = tac.view(e, a)
+            for t in units:
+                if t is a:
+                    continue
+                for wn in C.usable_weapons(a):
+                    w = C.weapon(a, wn)
+                    pos = (rng.randrange(g.width), rng.randrange(g.height)) if rng.random() < 0.5 else a.pos
+                    aimed, extra = rng.random() < 0.4, rng.choice([0, 0, 2])
+                    if w["kind"] == "melee":
+                        band, cover = -1, 0
+                    else:
+                        pair = v.pair(pos, t.pos)
+                        band, cover = C.range_band(w, pair[3]), pair[2]
+                        if band is None:
+                            continue
+                    got = v._attack_estimate(a, t, wn, w, band, cover, aimed, extra)
+                    saved = a.pos
+                    a.pos = pos
+                    want = RS.attack_estimate(e, a, t, wn, pos, extra=extra, aimed=aimed)
+                    a.pos = saved
+                    assert (got.hit_chance, got.expected_damage, got.kill_chance, got.notes) == \
+                        (want.hit_chance, want.expected_damage, want.kill_chance, want.notes), (w, aimed)
+                    modes.add(C.mode(a, wn))
+                    n += 1
     assert n > 5000 and len(modes) > 1, (n, modes)
