@@ -185,10 +185,10 @@ class _Turn:
     def __init__(self, battle: "Battle", tac, prune: bool = False, memo: dict | None = None, native: bool = False,
                  budgets: dict | None = None):
         self.b, self.tac, self.rs = battle, tac, battle.ruleset
-        self.v = tac.view(battle.enc, battle.enc.actor)
         self.enc: "Encounter" = battle.enc
         self.a: "Unit" = battle.enc.actor
         a = self.a
+        self.v = tac.view(self.enc, a)
         self.enemies = getattr(self.v, "enemies", None)
         if self.enemies is None:
             self.enemies = self.enc.enemies(a)
@@ -220,7 +220,7 @@ class _Turn:
         self._after: dict[str, tuple[bool, bool]] = {}
         self._budgets = budgets
         self._can_strike: bool | None = None
-        self._enemy_squares = [e.pos for e in self.enemies]
+        self._threat_here: float | None = None
         # the view's C kernel for square values (not for a fleeing unit)
         self.k = None
         if native and not self.fleeing and by_action and kernel:
@@ -352,7 +352,7 @@ class _Turn:
     def _near(self, pos) -> int:
         """Distance from pos to the nearest enemy (0 when there is none)."""
         dist = self.enc.grid.distance
-        return min([dist(pos, p) for p in self._enemy_squares], default=0)
+        return min([dist(pos, e.pos) for e in self.enemies], default=0)
 
     def provoked(self, d: Decision) -> float:
         """The view's `provoked(d)`, once per action when the view says only the action matters."""
@@ -477,7 +477,9 @@ class _Turn:
             if not self.can_attack_after(d) or self.fleeing:
                 return self.pos_value(a.pos) - 0.5
             return self.best_attack(a.pos, aimed=True) + self.pos_value(a.pos)
-        threat = self.k.threat(a.pos) if self.k is not None else self.v.threat(a.pos)
+        threat = self._threat_here
+        if threat is None:
+            threat = self._threat_here = self.k.threat(a.pos) if self.k is not None else self.v.threat(a.pos)
         return self.v.misc_value(d, threat, self.can_strike) + self.pos_value(a.pos)
 
     def estimate(self, d: Decision):

@@ -109,6 +109,29 @@ def test_approach_fields_alike():
     assert n > 5000
 
 
+def test_worlds_are_the_map_and_door_tokens():
+    """`SagaTactics.world` (one lookup per view) gives the token of (map, open doors, broken objects) the view computed
+    before, and the sight table of that door state, on maps with objects broken as doors open and close."""
+    n = 0
+    for rng, enc in _maps(40, seed=6):
+        tac = T.make(RS)  # its store of door states is trimmed past 32 (new tables then)
+        g = enc.grid
+        doors = [i for i, t in enumerate(g.terrain) if t == "door"]
+        seen = {}
+        for _ in range(6):
+            world, table = tac.world(g)
+            state = (frozenset(g.open_doors), frozenset(g.broken))
+            assert world == tac.token((tac.map_token(g), *state))
+            assert table is tac.sight_table(g)
+            was = seen.setdefault(state, (world, table))
+            assert was[0] == world and was[1] is table
+            if doors:
+                g.open_doors ^= {rng.choice(doors)}
+            n += 1
+        assert len({w for w, _ in seen.values()}) == len(seen)
+    assert n > 200
+
+
 def test_key_masks_are_the_key_squares():
     n = 0
     for rng, enc in _maps(60, seed=5):

@@ -132,13 +132,21 @@ class SagaTactics:
 
     def sight_table(self, g) -> dict:
         """The cache of `sight` for this map as its doors stand now."""
-        key = (id(g._geometry), frozenset(g.open_doors), frozenset(g.broken))
+        return self.world(g)[1]
+
+    def world(self, g) -> tuple[int, dict]:
+        """(a token for the map g as its doors and broken objects stand, which tells apart what squares mean where
+        unit tokens cannot: units of one template share a stat block across encounters; the `sight_table` of that
+        state), in one lookup."""
+        geo = g._geometry
+        key = (id(geo), g._door_key())
         got = self._vis.get(key)
-        if got is None or got[0] is not g._geometry:  # an id can be reused by a later map
+        if got is None or got[0] is not geo:  # an id can be reused by a later map
             if len(self._vis) > 32:
                 self._vis.clear()
-            got = self._vis[key] = (g._geometry, {})
-        return got[1]
+            got = self._vis[key] = (geo, self.token((self.map_token(g), frozenset(g.open_doors), frozenset(g.broken))),
+                                    {})
+        return got[1], got[2]
 
     def _map_table(self, key, value):
         """Keep a per-map table (`_keys`, a few per map: emptied when maps pile up)."""
@@ -346,11 +354,8 @@ class _View:
             enc.units, a.id, a.side, w, token, tac._tokens, firsts, _first_weapons)
         self.att, self.tgt, self.first = att, tgt, first
         self._units = units  # per active unit (id, attacker token, target token, square; None for the actor)
-        # the map and its doors: what squares mean (units of one template share a stat block across encounters,
-        # so unit tokens do not tell maps apart)
-        self.world = token((tac.map_token(g), frozenset(g.open_doors), frozenset(g.broken)))
+        self.world, self._table = tac.world(g)  # the map and its doors; the sight lines over them
         self.occupied = occupied
-        self._table = tac.sight_table(g)
         rs = self.rs
         # the actor's target signature without its hit points: what the damage dealt to it depends on
         self._me = me = token(me if me is not None else _target_sig(a)[:3] + _target_sig(a)[4:])
@@ -537,7 +542,7 @@ class _View:
         if act != "melee_attack" and act != "ranged_attack":
             return None
         a = self.a
-        n = C.first_of(a, "ranged" if act == "ranged_attack" else "melee")
+        n = self.first[a.id][act == "ranged_attack"]
         if n is None or d.target is None:
             return None
         t = self.enc.units[d.target]
