@@ -134,7 +134,8 @@ def test_without_the_c_module_the_python_path_plays(monkeypatch):
 
 
 def test_distance_fields_alike():
-    """`_native.distance_field` gives `_distance_field`'s steps (doors closed and open, random starts)."""
+    """`SagaTactics.distance_field` (C `approach_field` on the native path) gives `_distance_field`'s steps (doors
+    closed and open, random starts)."""
     tac = T.make(RS)
     rng = random.Random(4)
     n = 0

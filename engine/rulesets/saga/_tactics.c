@@ -14,8 +14,8 @@
  * Sight lines come from _line.h's per-map sight memo (shared with _legal.c and _observe.c), traced here over the
  * view's line codes when not known there; a line a Python callback reads is put in the tactics' table first.
  *
- * Module functions, each the C twin of a Python function its tests hold it to: `distance_field` and
- * `approach_field` (`tactics._distance_field`, walking steps to the nearest enemy), `charge_end`
+ * Module functions, each the C twin of a Python function its tests hold it to: `approach_field`
+ * (`tactics._distance_field`, walking steps to the nearest enemy), `charge_end`
  * (`SagaRuleset._charge_end`), `key_mask` (`_View.key_squares` as a byte per square) and `view_units`
  * (`tactics._view_units`); the per-map ones read `tactics.terrain_codes`. */
 #define PY_SSIZE_T_CLEAN
@@ -1479,110 +1479,6 @@ fail_out:
     return NULL;
 }
 
-/* distance_field(neighbours, costs, starts) -> list: `tactics._distance_field`: steps from the nearest start square,
- * 99 where none reaches; `neighbours` as a bytes of int32, per square its count then 8 squares; `costs[i]`: the price of
- * entering square i (0: impassable). Dijkstra with a binary heap: the same shortest distances as Python's bucket
- * queue. */
-static PyObject *distance_field(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
-    const int *nb;
-    Py_ssize_t n, size, m;
-    long *dist = NULL, *heap = NULL, *costs = NULL; /* heap entries: distance * size + square */
-    Py_ssize_t len = 0, cap;
-    PyObject *out = NULL;
-    (void)mod;
-    if (nargs != 3 || !PyBytes_CheckExact(args[0]) || !PyList_Check(args[1]) || !PyList_Check(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "distance_field(neighbours: bytes, costs: list, starts: list)");
-        return NULL;
-    }
-    size = PyList_GET_SIZE(args[1]);
-    if (PyBytes_GET_SIZE(args[0]) != size * 9 * (Py_ssize_t)sizeof(int)) {
-        PyErr_SetString(PyExc_ValueError, "neighbours and costs are of one map");
-        return NULL;
-    }
-    nb = (const int *)PyBytes_AS_STRING(args[0]);
-    cap = size * 8 + PyList_GET_SIZE(args[2]) + 1;
-    if (!(dist = PyMem_Malloc(sizeof(long) * (size_t)(size + 1))) || !(heap = PyMem_Malloc(sizeof(long) * (size_t)cap)) ||
-        !(costs = PyMem_Malloc(sizeof(long) * (size_t)(size + 1)))) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (n = 0; n < size; n++) {
-        costs[n] = PyLong_AsLong(PyList_GET_ITEM(args[1], n));
-        if (costs[n] == -1 && PyErr_Occurred())
-            goto done;
-        if (costs[n] < 0 || costs[n] > 1000) {
-            PyErr_SetString(PyExc_ValueError, "step costs are small and not negative");
-            goto done;
-        }
-        dist[n] = -1;
-    }
-    for (m = 0; m < PyList_GET_SIZE(args[2]); m++) {
-        long i = PyLong_AsLong(PyList_GET_ITEM(args[2], m));
-        if (i == -1 && PyErr_Occurred())
-            goto done;
-        if (i < 0 || i >= size) {
-            PyErr_SetString(PyExc_IndexError, "a start square off the map");
-            goto done;
-        }
-        heap[len++] = i; /* distance 0 */
-    }
-    /* heapify the starts (all at distance 0: already a heap) */
-    while (len) {
-        long top = heap[0], d = top / size, i = top % size, last;
-        Py_ssize_t pos = 0;
-        last = heap[--len];
-        while (len) { /* sift `last` down from the root */
-            Py_ssize_t c = 2 * pos + 1;
-            if (c >= len)
-                break;
-            if (c + 1 < len && heap[c + 1] < heap[c])
-                c++;
-            if (heap[c] >= last)
-                break;
-            heap[pos] = heap[c];
-            pos = c;
-        }
-        if (len)
-            heap[pos] = last;
-        if (dist[i] >= 0)
-            continue;
-        dist[i] = d;
-        for (m = 1; m <= nb[i * 9]; m++) {
-            int j = nb[i * 9 + m];
-            long c = costs[j], e;
-            Py_ssize_t up;
-            if (!c || dist[j] >= 0)
-                continue;
-            if (len >= cap) {
-                PyErr_SetString(PyExc_RuntimeError, "distance_field: heap overflow");
-                goto done;
-            }
-            e = (d + c) * size + j;
-            up = len++;
-            while (up > 0 && heap[(up - 1) / 2] > e) { /* sift up */
-                heap[up] = heap[(up - 1) / 2];
-                up = (up - 1) / 2;
-            }
-            heap[up] = e;
-        }
-    }
-    if (!(out = PyList_New(size)))
-        goto done;
-    for (n = 0; n < size; n++) {
-        PyObject *v = PyLong_FromLong(dist[n] < 0 ? 99 : dist[n]);
-        if (!v) {
-            Py_CLEAR(out);
-            goto done;
-        }
-        PyList_SET_ITEM(out, n, v);
-    }
-done:
-    PyMem_Free(dist);
-    PyMem_Free(heap);
-    PyMem_Free(costs);
-    return out;
-}
-
 /* ---- per-map queries of the tactics (`tactics.terrain_codes` gives a byte per square with these bits) ---- */
 #define T_BLOCK 1      /* a charge line may not touch it: a low object, or not passable (`Grid.passable`) */
 #define T_WALL 2       /* a wall as play stands (a charge's diagonal step may not cut its corner) */
@@ -2111,8 +2007,6 @@ done:
 }
 
 static PyMethodDef module_methods[] = {
-    {"distance_field", (PyCFunction)(void (*)(void))distance_field, METH_FASTCALL,
-     "distance_field(neighbours, costs, starts): tactics._distance_field in C."},
     {"approach_field", (PyCFunction)(void (*)(void))approach_field, METH_FASTCALL,
      "approach_field(terrain, width, starts): tactics._distance_field over the terrain codes in C."},
     {"charge_end", (PyCFunction)(void (*)(void))charge_end, METH_FASTCALL,

@@ -27,7 +27,6 @@ per attacker signature (`_View._attack_estimate`); `native = False` keeps the Py
 from __future__ import annotations
 
 import itertools
-from array import array
 
 from engine.core.decision import Decision
 from engine.core.ruleset import Estimate
@@ -182,24 +181,11 @@ class SagaTactics:
         return got[1]
 
     def distance_field(self, g, starts) -> list[int]:
-        """`_distance_field` from the squares `starts` over `step_costs(g)` (in C where built)."""
-        costs = self.step_costs(g)
-        if _native is None:
-            return _distance_field(g, starts, costs)
-        return _native.distance_field(self.neighbour_table(g), costs, [g.index(*p) for p in starts])
-
-    def neighbour_table(self, g) -> bytes:
-        """The map's neighbours (`_Geometry.neighbours`) for the C distance field: per square, as int32, their
-        count then up to 8 squares (padded); cached per map."""
-        key = ("neighbours", id(g._geometry))
-        got = self._keys.get(key)
-        if got is None or got[0] is not g._geometry:
-            flat = array("i")
-            for nb in g._geometry.neighbours:
-                flat.append(len(nb))
-                flat.extend([j for j, _diag in nb] + [0] * (8 - len(nb)))
-            got = self._map_table(key, (g._geometry, flat.tobytes()))
-        return got[1]
+        """`_distance_field` from the squares `starts` over `step_costs(g)` (`_native.approach_field` over the
+        terrain codes where built and `native`)."""
+        if self.native and _native is not None:
+            return _native.approach_field(terrain_codes(g), g.width, [g.index(*p) for p in starts])
+        return _distance_field(g, starts, self.step_costs(g))
 
     @staticmethod
     def sight(g, table: dict, i: int, j: int) -> tuple[bool, bool, int, int]:
@@ -854,12 +840,7 @@ class _View:
             if got is None or got[0] is not g._geometry:
                 if len(store) > 512:
                     store.clear()
-                if self.tac.native and _native:
-                    field = _native.approach_field(terrain_codes(g), g.width, [e.pos[1] * g.width + e.pos[0]
-                                                                              for e in self.enemies])
-                else:
-                    field = self.tac.distance_field(g, [e.pos for e in self.enemies])
-                got = store[key] = (g._geometry, field)
+                got = store[key] = (g._geometry, self.tac.distance_field(g, [e.pos for e in self.enemies]))
             field = self._approach = got[1]
         return field[pos[1] * g.width + pos[0]]
 
