@@ -48,9 +48,10 @@ def eval_source(cfg: TrainConfig):
 def run_evaluation(cfg: TrainConfig, model, episodes: int, narrate: bool = True) -> dict[str, Any]:
     """Evaluate the live model against every `eval.opponents` entry; returns per-opponent summaries,
     the pooled summary ("all") and the narrated sample battle ("sample": its EpisodeStats)."""
+    from .train import prior_of
+
     rs = get_ruleset(cfg.ruleset)
-    learner = ModelPolicy(model, rs, cfg.env.max_per_side, tuple(cfg.env.map_size),
-                          prior=None if cfg.env.prior == "none" else cfg.env.prior)
+    learner = ModelPolicy(model, rs, cfg.env.max_per_side, tuple(cfg.env.map_size), prior=prior_of(cfg))
     source = eval_source(cfg)
     out: dict[str, Any] = {"vs": {}}
     pooled = []

@@ -17,7 +17,10 @@ What differs from `sb3_contrib.MaskablePPO`, and why it learns the same thing:
     and cuts minibatches with `index_select` on tensors (the same `np.random.permutation` draw as SB3);
   * Adam runs fused (one kernel per step instead of ~10 ops per parameter tensor; the same update);
   * optionally (`update_threads`, a ThreadChooser) the updates' torch thread count is picked from timed
-    minibatches, since on a shared machine a second thread can make them several times slower.
+    minibatches, since on a shared machine a second thread can make them several times slower;
+  * with env worker processes (`pipeline`, ShardedVecEnv `set_prefetch`) each worker's envs get their next
+    actions as soon as their step is read, in worker order: the same samples from the same generator, so the
+    same rollouts, with less waiting for the slower worker.
 
 The policy is the standard `MaskableActorCriticPolicy` (`"MlpPolicy"`) and nothing of this class goes into a
 saved zip: models save and load as plain MaskablePPO models (`MaskablePPO.load` reads them, and
@@ -312,7 +315,9 @@ class FastMaskablePPO(MaskablePPO):
     def collect_rollouts(self, env: VecEnv, callback: BaseCallback, rollout_buffer: RolloutBuffer,
                          n_rollout_steps: int, use_masking: bool = True) -> bool:
         """MaskablePPO.collect_rollouts (same steps, callbacks, time-limit bootstrap and buffer contents),
-        with the masks read in one array and the masked distribution computed directly."""
+        with the masks read in one array, the masked distribution computed directly, and pipelined stepping over
+        env workers. A callback stopping the rollout keeps the envs' latest observations (sb3-contrib keeps the
+        ones before that step, which the envs have left)."""
         if not (use_masking and isinstance(rollout_buffer, FastMaskableRolloutBuffer)):
             return super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps, use_masking)
         assert self._last_obs is not None, "No previous observation was provided"

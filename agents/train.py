@@ -225,6 +225,12 @@ def build_model(cfg: TrainConfig, venv, tensorboard_log: str | None = None):
         policy, policy_kwargs["prior_dim"] = PriorPolicy, int(venv.action_space.n)
     model = FastMaskablePPO(policy, venv, **ppo_hparams(cfg), seed=cfg.train.seed, device="cpu", verbose=0,
                             tensorboard_log=tensorboard_log, policy_kwargs=policy_kwargs)
+    return with_run_settings(model, cfg)
+
+
+def with_run_settings(model, cfg: TrainConfig):
+    """`model` with the trainer's settings that are not saved with it: the updates' thread chooser and pipelined
+    env workers (new and resumed models alike)."""
     model.update_threads = thread_chooser(cfg)
     model.pipeline = cfg.train.pipeline
     return model
@@ -392,9 +398,8 @@ def run(cfg: TrainConfig | None = None, run_dir: Path | None = None, resume: Pat
     if ckpt is not None:
         torch_setup(cfg)
         # config.yaml is the source of truth: hyperparameters edited there apply from here on
-        model = FastMaskablePPO.load(str(ckpt), env=venv, device="cpu", custom_objects=ppo_hparams(cfg))
-        model.update_threads = thread_chooser(cfg)
-        model.pipeline = cfg.train.pipeline
+        model = with_run_settings(FastMaskablePPO.load(str(ckpt), env=venv, device="cpu",
+                                                       custom_objects=ppo_hparams(cfg)), cfg)
         say(f"resuming {run_dir} from {ckpt.name} at step {model.num_timesteps}")
     else:
         model = build_model(cfg, venv)
