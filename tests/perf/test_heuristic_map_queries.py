@@ -180,21 +180,24 @@ def test_sight_memo_lines_the_kernel_traced_are_the_grids():
 
 def test_view_units_alike():
     """`_native.view_units` gives `_view_units`'s signature tokens, first weapons, occupied squares and unit keys at
-    every decision of random battles (tokens from one shared table, so equal tokens mean equal signatures)."""
+    every decision of random battles (tokens from one shared table, so equal tokens mean equal signatures), the
+    units named in their signatures exactly when one is aided."""
     tac = T.make(RS)
     rng = random.Random(8)
-    n = 0
+    n = named = 0
     for b in _battles(rng, 12, 7, 120):
         e = b.enc
         for a in e.units:
             args = (e.units, a.id, a.side, e.grid.width, tac.token, tac._tokens, tac._first, T._first_weapons)
             got = T._native.view_units(*args)
             assert got == T._view_units(*args)
-            assert got[-1] == e.enemies(a)
+            assert got[-2] == e.enemies(a)
+            assert got[-1] == any(u.state["aid"] for u in e.units if u.active)
+            named += got[-1]
             if a.active:
                 assert tac.view(e, a).plan(a) == RS._full_attack_plan(a)  # cached by attacker signature
             n += 1
-    assert n > 3000, n
+    assert n > 3000 and named > 50, (n, named)
 
 
 def test_estimates_at_other_hit_points_are_the_rulesets():

@@ -1805,7 +1805,8 @@ static PyObject *state_tuple(PyObject *state, PyObject *name) {
     return t;
 }
 
-/* `tactics._attacker_sig(u)` and `_target_sig(u)` of a unit whose id, name, stats and state are given */
+/* `tactics._attacker_sig(u)` and `_target_sig(u)` of a unit whose id, name (both None when the signatures do not name
+ * the units), stats and state are given */
 static int unit_sigs(PyObject *u, PyObject *id, PyObject *name, PyObject *stats, PyObject *state, PyObject **att,
                      PyObject **tgt) {
     PyObject *sid = NULL, *v[14] = {NULL}, *w[10] = {NULL}, *hp = NULL, *aid = NULL;
@@ -1897,14 +1898,44 @@ static PyObject *sig_token(PyObject *tokens, PyObject *token, PyObject *sig) {
     return PyObject_CallOneArg(token, sig);
 }
 
+/* `tactics._named(units)`: 1 when an active unit's state["aid"] is not empty, else 0; -1 with an exception */
+static int named_units(PyObject *units) {
+    Py_ssize_t n;
+    for (n = 0; n < PyList_GET_SIZE(units); n++) {
+        PyObject *u = PyList_GET_ITEM(units, n), *o, *aid;
+        int truth;
+        if (!(o = PyObject_GetAttr(u, S_active)))
+            return -1;
+        truth = PyObject_IsTrue(o);
+        Py_DECREF(o);
+        if (truth <= 0) {
+            if (truth < 0)
+                return -1;
+            continue;
+        }
+        if (!(o = PyObject_GetAttr(u, S_state)))
+            return -1;
+        aid = PyDict_Check(o) ? state_item(o, S_aid) : PyObject_GetItem(o, S_aid);
+        Py_DECREF(o);
+        if (!aid)
+            return -1;
+        truth = PyObject_IsTrue(aid);
+        Py_DECREF(aid);
+        if (truth)
+            return truth;
+    }
+    return 0;
+}
+
 /* view_units(units, actor_id, actor_side, width, token, tokens, firsts, first_weapons) -> (att, tgt, first, occupied,
- * me, units, enemies): `tactics._view_units` (see there), with `first_weapons` its `_first_weapons` */
+ * me, units, enemies, named): `tactics._view_units` (see there), with `first_weapons` its `_first_weapons` */
 static PyObject *view_units(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
     PyObject *units, *side, *token, *tokens, *firsts, *first_weapons, *att = NULL, *tgt = NULL, *first = NULL,
                                                                         *occ = NULL, *me = NULL, *out = NULL,
                                                                         *res = NULL, *enemies = NULL;
     long actor, width;
     Py_ssize_t n;
+    int named;
     (void)mod;
     if (nargs != 8 || !PyList_Check(args[0]) || !PyDict_Check(args[5]) || !PyDict_Check(args[6])) {
         PyErr_SetString(PyExc_TypeError, "view_units(units: list, actor_id, actor_side, width, token, tokens: dict, "
@@ -1914,8 +1945,8 @@ static PyObject *view_units(PyObject *mod, PyObject *const *args, Py_ssize_t nar
     units = args[0], side = args[2], token = args[4], tokens = args[5], firsts = args[6], first_weapons = args[7];
     if (((actor = PyLong_AsLong(args[1])) == -1 || (width = PyLong_AsLong(args[3])) == -1) && PyErr_Occurred())
         return NULL;
-    if (!(att = PyDict_New()) || !(tgt = PyDict_New()) || !(first = PyDict_New()) || !(occ = PyDict_New()) ||
-        !(out = PyList_New(0)) || !(enemies = PyList_New(0)))
+    if ((named = named_units(units)) < 0 || !(att = PyDict_New()) || !(tgt = PyDict_New()) || !(first = PyDict_New()) ||
+        !(occ = PyDict_New()) || !(out = PyList_New(0)) || !(enemies = PyList_New(0)))
         goto done;
     for (n = 0; n < PyList_GET_SIZE(units); n++) {
         PyObject *u = PyList_GET_ITEM(units, n), *a, *id = NULL, *name = NULL, *stats = NULL, *state = NULL,
@@ -1940,7 +1971,7 @@ static PyObject *view_units(PyObject *mod, PyObject *const *args, Py_ssize_t nar
         if (!(id = PyObject_GetAttr(u, S_id)) || !(name = PyObject_GetAttr(u, S_name)) ||
             !(stats = PyObject_GetAttr(u, S_stats)) || !(state = PyObject_GetAttr(u, S_state)) ||
             ((uid = PyLong_AsLong(id)) == -1 && PyErr_Occurred()) ||
-            unit_sigs(u, id, name, stats, state, &asig, &tsig) < 0 || !(t = sig_token(tokens, token, asig)) ||
+            unit_sigs(u, named ? id : Py_None, named ? name : Py_None, stats, state, &asig, &tsig) < 0 || !(t = sig_token(tokens, token, asig)) ||
             PyDict_SetItem(att, id, t) < 0 || !(tt = sig_token(tokens, token, tsig)) || PyDict_SetItem(tgt, id, tt) < 0)
             goto unit_done;
         if ((got = PyDict_GetItemWithError(firsts, t))) {
@@ -1991,7 +2022,7 @@ static PyObject *view_units(PyObject *mod, PyObject *const *args, Py_ssize_t nar
     {
         PyObject *tup = PyList_AsTuple(out);
         if (tup) {
-            res = PyTuple_Pack(7, att, tgt, first, occ, me ? me : Py_None, tup, enemies);
+            res = PyTuple_Pack(8, att, tgt, first, occ, me ? me : Py_None, tup, enemies, named ? Py_True : Py_False);
             Py_DECREF(tup);
         }
     }

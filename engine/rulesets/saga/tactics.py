@@ -265,21 +265,24 @@ _OUT_OF_RANGE = Estimate(notes=["out of range"])
 _COVER_NAMES = {v: k for k, v in C.COVER_BONUS.items()}
 
 
-def _attacker_sig(u: Unit) -> tuple:
+def _attacker_sig(u: Unit, named: bool = True) -> tuple:
     """What of a unit's state enters its attack bonus and damage (not its square, not its aim).
 
     `id(u.stats)` stands for the stat block (blocks are replaced, never changed in place); units of one template
-    share theirs across encounters, and what depends on the map is keyed by `_View.world` too."""
+    share theirs across encounters, and what depends on the map is keyed by `_View.world` too. The unit's id and
+    name lead it only when `named` (see `_named`); else they are None, so that units of one template in one state,
+    of either side, share what is cached by their signatures."""
     s = u.state
-    return (u.id, u.name, id(u.stats), s["ct"], s["prone"], s["charged"], tuple(s["hands"]), tuple(s["lost"]), tuple(s["modes"]),
+    return (u.id if named else None, u.name if named else None, id(u.stats), s["ct"], s["prone"], s["charged"], tuple(s["hands"]), tuple(s["lost"]), tuple(s["modes"]),
             s["suppressed"], len(s["grabbed_by"]), s["attack_penalty"], s["pinned_by"], s["no_attacks"])
 
 
-def _target_sig(u: Unit) -> tuple:
-    """What of a unit's state enters the defense and kill chance against it."""
+def _target_sig(u: Unit, named: bool = True) -> tuple:
+    """What of a unit's state enters the defense and kill chance against it (id and name as in `_attacker_sig`;
+    item 3 is the hit points)."""
     s = u.state
     aid = s["aid"]
-    return (u.id, u.name, id(u.stats), u.hp, s["ct"], s["prone"], s["defense"], s["charged"], tuple(s["active_items"]),
+    return (u.id if named else None, u.name if named else None, id(u.stats), u.hp, s["ct"], s["prone"], s["defense"], s["charged"], tuple(s["active_items"]),
             tuple(sorted(aid.items())) if aid else ())
 
 
@@ -288,25 +291,34 @@ def _first_weapons(u: Unit) -> tuple[int | None, int | None]:
     return C.first_of(u, "melee"), C.first_of(u, "ranged")
 
 
+def _named(units: list[Unit]) -> bool:
+    """Whether the signatures of these units must name them (`_attacker_sig`): when an active unit is aided
+    (`combat.aid_bonus` depends on the attacker's side and id), else an attack's figures depend on the signatures'
+    other items only."""
+    return any(u.state["aid"] for u in units if u.active)
+
+
 def _view_units(units: list[Unit], actor_id: int, side, width: int, token, tokens: dict, firsts: dict,
                 first_weapons=_first_weapons) -> tuple:
     """The loop of `_View.__init__` over the active units: their attacker and target tokens, first weapons (by
-    attacker token, cached in `firsts`; tokens by `token`, looked up in `tokens` first), the squares of the others, the actor's target signature without hp
-    (expected damage does not depend on it), and per unit (id, attacker token, target token, square or None for
-    the actor) for `state_key`, and the enemies of a unit of `side` (`Encounter.enemies`)."""
+    attacker token, cached in `firsts`; tokens by `token`, looked up in `tokens` first), the squares of the others,
+    the actor's target signature without hp (expected damage does not depend on it), and per unit (id, attacker
+    token, target token, square or None for the actor) for `state_key`, the enemies of a unit of `side`
+    (`Encounter.enemies`), and whether the signatures name the units (`_named`)."""
     att, tgt, first, occupied = {}, {}, {}, {}
     me = None
     out = []
     enemies = []
+    named = _named(units)
     for u in units:
         if not u.active:
             continue
         if u.side != side:
             enemies.append(u)
         uid = u.id
-        sig = _attacker_sig(u)
+        sig = _attacker_sig(u, named)
         t = att[uid] = tokens.get(sig) or token(sig)
-        sig = _target_sig(u)
+        sig = _target_sig(u, named)
         tt = tgt[uid] = tokens.get(sig) or token(sig)
         got = firsts.get(t)
         if got is None:
@@ -318,7 +330,7 @@ def _view_units(units: list[Unit], actor_id: int, side, width: int, token, token
         else:
             me = sig[:3] + sig[4:]
             out.append((uid, t, tt, None))
-    return att, tgt, first, occupied, me, tuple(out), enemies
+    return att, tgt, first, occupied, me, tuple(out), enemies, named
 
 
 class _View:
@@ -335,7 +347,7 @@ class _View:
         g = self.g
         token, firsts = tac.token, tac._first
         w = g.width
-        att, tgt, first, occupied, me, units, self.enemies = (
+        att, tgt, first, occupied, me, units, self.enemies, self._named = (
             _native.view_units if tac.native and _native else _view_units)(
             enc.units, a.id, a.side, w, token, tac._tokens, firsts, _first_weapons)
         self.att, self.tgt, self.first = att, tgt, first
@@ -344,7 +356,10 @@ class _View:
         self.occupied = occupied
         rs = self.rs
         # the actor's target signature without its hit points: what the damage dealt to it depends on
-        self._me = me = token(me if me is not None else _target_sig(a)[:3] + _target_sig(a)[4:])
+        if me is None:
+            me = _target_sig(a, self._named)
+            me = me[:3] + me[4:]
+        self._me = me = token(me)
         # per enemy: its threat on the actor by square (for its square and the doors as they are) and by the sight
         # line between them (whatever the squares); the actor's strike on it likewise
         world, mine = self.world, att[a.id]
@@ -465,7 +480,7 @@ class _View:
                 got = cache[key] = self._attack_estimate(att, tgt, n, w, band, cover, aimed)
                 return got
             # the same attack on the target at other hit points differs in its kill chance only
-            sig = _target_sig(tgt)
+            sig = _target_sig(tgt, self._named)
             base_key = ("hp", mine, sig[:3] + sig[4:], n, band, cover, aimed)
             base = cache.get(base_key)
             if base is None:
@@ -557,7 +572,7 @@ class _View:
         if got is None:
             self.tac._trim(cache)
             # the same attack on the target at other hit points differs in its kill chance only
-            sig = _target_sig(t)
+            sig = _target_sig(t, self._named)
             base_key = ("hp", key[0], mine, sig[:3] + sig[4:]) + key[3:]
             base = cache.get(base_key)
             if d.action == "charge":  # `rs.estimate` of a charge, its end square already known
@@ -795,10 +810,10 @@ class _View:
 
     def _aoo_threats(self) -> dict:
         """`rs._threats(enc, a)` (square -> the enemies that take an attack of opportunity there), cached by what it
-        depends on: the map, and per enemy its attacker signature (whether it threatens, its reach), its square and
-        whether its reaction is spent."""
+        depends on: the map, and per enemy its attacker signature (whether it threatens, its reach), its id (what the
+        answer names), its square and whether its reaction is spent."""
         att = self.att
-        key = (self.world, tuple([(att[e.id], e.pos, e.state["aoo_used"]) for e in self.enemies]))
+        key = (self.world, tuple([(att[e.id], e.id, e.pos, e.state["aoo_used"]) for e in self.enemies]))
         store = self.tac._aoo_maps
         got = store.get(key)
         if got is None:
