@@ -248,16 +248,27 @@ def terrain_codes(g) -> bytes:
     if got is None:
         if len(per_map) > 32:
             per_map.clear()
-        out = bytearray(len(g.terrain))
-        broken = g.broken
-        for i, t in enumerate(g.terrain):
-            k = g.kind(i)
-            out[i] = ((k in _BLOCKS_CHARGE) | (k == "wall") << 1 | (k in _DOUBLE_COST) << 2 | (k in _NO_STEP) << 3
-                      | (k == "door") << 4 | (t == "wall") << 5
-                      | (i not in broken and t == "door") << 6
-                      | (i not in broken and t in ("low_cover", "heavy_cover")) << 7)
+        try:  # the squares play has not changed (their kind is their terrain) by terrain alone
+            out = bytearray(map(_TERRAIN_CODES.__getitem__, g.terrain))
+        except KeyError:
+            for t in set(g.terrain) - _TERRAIN_CODES.keys():
+                _TERRAIN_CODES[t] = _terrain_code(t, t, False)
+            out = bytearray(map(_TERRAIN_CODES.__getitem__, g.terrain))
+        terrain = g.terrain
+        for i in g.open_doors | g.broken:
+            out[i] = _terrain_code(g.kind(i), terrain[i], i in g.broken)
         got = per_map[key] = bytes(out)
     return got
+
+
+def _terrain_code(k: str, t: str, broken: bool) -> int:
+    """`terrain_codes`' byte of a square of terrain t whose kind in play is k."""
+    return ((k in _BLOCKS_CHARGE) | (k == "wall") << 1 | (k in _DOUBLE_COST) << 2 | (k in _NO_STEP) << 3
+            | (k == "door") << 4 | (t == "wall") << 5 | (not broken and t == "door") << 6
+            | (not broken and t in ("low_cover", "heavy_cover")) << 7)
+
+
+_TERRAIN_CODES: dict[str, int] = {}  # `_terrain_code(t, t, False)` by terrain t
 
 
 _MISSING = object()
