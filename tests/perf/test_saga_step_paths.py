@@ -4,7 +4,8 @@ The states of `test_saga_fast_paths.py` come from random play; training plays th
 shoots and moves with purpose. Here whole battles are played in lockstep by the engine's ruleset and by
 `saga_reference.py` (the ruleset before the speed work) with the same dice: after every decision the events,
 the state, the dice's state and the next legal decisions must be the same. The charge paths (the C twin of
-`_charge_end` used when a charge is resolved) are checked against the rules on their own too.
+`_charge_end` used when a charge is resolved) and the enemies a shot provokes are checked against the rules on
+their own too.
 """
 from __future__ import annotations
 
@@ -94,3 +95,30 @@ def test_charge_paths_match_rules(monkeypatch):
     for enc, a, t in _charge_states():
         assert RS._charge_to(enc, a, t) == RS._charge_end(enc, a, t)
         break
+
+
+def test_threatened_by_matches_threat_map():
+    """The enemies a shot from a unit's square provokes: the reference's threat map at that square."""
+    rng = random.Random(8)
+    n = found = 0
+    for k, b in enumerate(_random_states(10, seed=22)):
+        if k % 2:
+            continue
+        enc = b.enc.clone()
+        for u in enc.units:  # attacks of opportunity used, reaches from 1 to 3
+            if rng.random() < 0.2:
+                u.state["aoo_used"] = not u.state["aoo_used"]
+            if rng.random() < 0.3:
+                u.stats = dict(u.stats, reach=rng.choice([1, 2, 3]))
+        g = enc.grid
+        for a in enc.units:
+            threats = REF._threats(enc, a)  # a's side's map: a may stand anywhere on it
+            home = a.pos
+            for xy in [home] + [g.xy(i) for i in rng.sample(sorted(threats), min(3, len(threats)))]:
+                a.pos = xy
+                want = threats.get(g.index(*xy), [])
+                assert RS._threatened_by(enc, a) == want, (a.id, xy)
+                n += 1
+                found += bool(want)
+            a.pos = home
+    assert n > 5000 and found > 2000, (n, found)

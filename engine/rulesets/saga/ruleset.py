@@ -1083,7 +1083,7 @@ class SagaRuleset(Ruleset):
 
     def _provoke_shot(self, enc, a, dice, react) -> list[Event]:
         ev: list[Event] = []
-        for eid in self._threats(enc, a).get(enc.grid.index(*a.pos), ()):
+        for eid in self._threatened_by(enc, a):
             ev += self._aoo(enc, enc.units[eid], a, dice, react, "ranged attack in a threatened square")
             if not a.active:
                 break
@@ -1278,6 +1278,13 @@ class SagaRuleset(Ruleset):
             per_map[threat] = out
         cache[key] = out
         return out
+
+    def _threatened_by(self, enc: Encounter, a: Unit) -> list[int]:
+        """`_threats(enc, a)` at a's square without building the map: the enemies that would take an attack of
+        opportunity on a there, in unit order."""
+        g, side, pos = enc.grid, a.side, a.pos
+        return [e.id for e in enc.units if e.side != side and not e.state["aoo_used"] and self.threatens(e)
+                and 0 < g.distance(e.pos, pos) <= e.stats["reach"]]
 
     def _withdraw_firsts(self, enc: Encounter, a: Unit) -> list[tuple[int, int]]:
         g = enc.grid
