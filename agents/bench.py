@@ -167,20 +167,49 @@ def _null_vec_env(venv):
     return VecMonitor(MaskedDummyVecEnv([lambda: NullEnv.make(venv)] * venv.num_envs))
 
 
+def _process_cpu_s(pid: int) -> float | None:
+    """CPU seconds (user + system) of another process so far, from /proc; None where there is no /proc."""
+    import os
+
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _timed_learn(model, seconds: float, cfg) -> dict[str, Any]:
-    """Train until `seconds` have passed, counting whole rollout + update cycles after a warm-up cycle."""
+    """Train until `seconds` have passed, counting whole rollout + update cycles after a warm-up cycle.
+
+    Besides steps/s: the wall seconds of a cycle's rollout and update, and, for env worker processes, the
+    share of the rollouts' wall time that each worker spent on its CPU (well under 1: the workers wait)."""
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
     from agents.callbacks import UpdateThreads
 
+    pids = [p.pid for p in getattr(model.env.unwrapped, "processes", [])]
+    spans: dict[str, list[float]] = {"rollout": [], "update": []}
+
+    def timed(name: str, fn):
+        def run(*args, **kwargs):
+            t = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spans[name].append(time.perf_counter() - t)
+        return run
+
+    model.collect_rollouts, model.train = timed("rollout", model.collect_rollouts), timed("update", model.train)
+
     class Clock(BaseCallback):
         def __init__(self):
             super().__init__()
-            self.marks: list[tuple[float, int]] = []
+            self.marks: list[tuple[float, float, int, list[float | None]]] = []
             self.stop = False
 
         def _on_rollout_start(self) -> None:
-            self.marks.append((time.perf_counter(), time.process_time(), self.model.num_timesteps))
+            self.marks.append((time.perf_counter(), time.process_time(), self.model.num_timesteps,
+                               [_process_cpu_s(p) for p in pids]))
             if len(self.marks) >= 3 and self.marks[-1][0] - self.marks[1][0] >= seconds:
                 self.stop = True
 
@@ -188,12 +217,20 @@ def _timed_learn(model, seconds: float, cfg) -> dict[str, Any]:
             return not self.stop
 
     cb = Clock()
-    model.learn(total_timesteps=10**9, callback=CallbackList([cb, UpdateThreads(cfg)]), progress_bar=False)
-    (t1, c1, s1), (t2, c2, s2) = cb.marks[1], cb.marks[-1]
-    # per CPU second of the learner's process (all its threads; not the env worker processes): steadier than
-    # the wall clock on a shared machine, but torch's waiting threads count too when update_threads > 1
-    return {"steps": s2 - s1, "seconds": round(t2 - t1, 3), "steps_per_s": round((s2 - s1) / (t2 - t1), 1),
-            "steps_per_learner_cpu_s": round((s2 - s1) / max(c2 - c1, 1e-9), 1)}
+    try:
+        model.learn(total_timesteps=10**9, callback=CallbackList([cb, UpdateThreads(cfg)]), progress_bar=False)
+    finally:
+        del model.collect_rollouts, model.train
+    (t1, c1, s1, w1), (t2, c2, s2, w2) = cb.marks[1], cb.marks[-1]
+    rollouts, updates = spans["rollout"][1:-1], spans["update"][1:]  # the measured cycles (the last rollout stops)
+    out = {"steps": s2 - s1, "seconds": round(t2 - t1, 3), "steps_per_s": round((s2 - s1) / (t2 - t1), 1),
+           # per CPU second of the learner's process (all its threads; not the env worker processes): steadier
+           # than the wall clock on a shared machine, but torch's waiting threads count too when update_threads > 1
+           "steps_per_learner_cpu_s": round((s2 - s1) / max(c2 - c1, 1e-9), 1),
+           "rollout_s": round(sum(rollouts) / len(rollouts), 3), "update_s": round(sum(updates) / len(updates), 3)}
+    if pids and None not in w1 + w2:
+        out["worker_busy"] = [round((b - a) / max(sum(rollouts), 1e-9), 3) for a, b in zip(w1, w2)]
+    return out
 
 
 def training_rate(seconds: float = 10.0, cfg_path: Path = SKIRMISH_CONFIG,

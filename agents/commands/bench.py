@@ -67,8 +67,13 @@ def register(app: typer.Typer) -> None:
                        f"{t['workers']} process(es) x {t['n_steps']} steps, batch {t['batch_size']}, torch threads "
                        f"{t['torch_threads']} / {t['update_threads']} in updates; target >= "
                        f"{TARGETS['train_steps_per_s']:,})")
+            typer.echo(f"  a cycle of {t['n_envs'] * t['n_steps']:,} steps: rollout {t['skirmish']['rollout_s']:.2f} s, "
+                       f"update {t['skirmish']['update_s']:.2f} s" + (
+                           "; env workers on a CPU for " + " / ".join(f"{b:.0%}" for b in t["skirmish"]["worker_busy"])
+                           + " of the rollout" if "worker_busy" in t["skirmish"] else ""))
             typer.echo(f"ceiling   {t['ceiling_steps_per_s']:>10,.0f} steps/s       (same trainer, do-nothing envs in its own process; "
-                       f"{t['null_env']['steps_per_learner_cpu_s']:,.0f} per learner CPU second)")
+                       f"{t['null_env']['steps_per_learner_cpu_s']:,.0f} per learner CPU second; rollout "
+                       f"{t['null_env']['rollout_s']:.2f} s, update {t['null_env']['update_s']:.2f} s)")
             typer.echo(f"ratio     {t['ratio']:>10.3f}               (target >= {TARGETS['train_ratio']})")
         if "latency" in res:
             lat = res["latency"]

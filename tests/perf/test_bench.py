@@ -63,6 +63,20 @@ def test_training_and_latency_report_their_fields():
     assert lat["decisions"] > 0 and 0 < lat["p50_ms"] <= lat["p99_ms"] and 0 < lat["cpu_p99_ms"]
 
 
+def test_training_splits_a_cycle_into_rollout_and_update_and_times_the_workers():
+    t = bench.training_rate(0.3, cfg_path=Path("configs/saga/smoke.yaml"),
+                            overrides=["train.n_envs=4", "train.workers=2", "ppo.n_steps=16", "ppo.batch_size=32",
+                                       "ppo.n_epochs=1", "ppo.net_arch=[8]"])
+    real = t["skirmish"]
+    cycles = real["steps"] / (t["n_envs"] * t["n_steps"])
+    assert cycles >= 2 and real["rollout_s"] > 0 and real["update_s"] > 0
+    # the measured window is made of those cycles: their rollouts and updates add up to it
+    assert abs(cycles * (real["rollout_s"] + real["update_s"]) - real["seconds"]) <= 0.2 * real["seconds"]
+    # two worker processes, each on a CPU for part of the rollouts (they wait for the learner in between)
+    assert len(real["worker_busy"]) == 2 and all(0 < b <= 1.2 for b in real["worker_busy"])
+    assert "worker_busy" not in t["null_env"]  # the do-nothing envs run in the learner's own process
+
+
 def test_cli_prints_json_with_the_engine_figure():
     args = ["--seconds", "0.05", "--only", "engine", "--json"]
     res = CliRunner().invoke(app, args)
