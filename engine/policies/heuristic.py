@@ -163,8 +163,9 @@ class HeuristicPolicy(Policy):
         tac = tactics_for(battle.ruleset)
         t = _Turn(battle, tac, prune, self._memo, self.native, self._budgets)
         jitter = self._rng.random
-        if t.k is not None:  # the same loop in C
-            out = t.k.scores(legal, t.kinds, jitter, t.score, t.square_base, getattr(tac, "constant_misc", {}),
+        if t.k is not None:  # the same loop in C (the draws of a plain random.Random taken at once there)
+            rng = self._rng if type(self._rng) is random.Random else jitter
+            out = t.k.scores(legal, t.kinds, rng, t.score, t.square_base, getattr(tac, "constant_misc", {}),
                              t.a.pos, best)
             t.k = t.pos_value = t.best_attack = None  # the kernel refers back to the turn
             return out

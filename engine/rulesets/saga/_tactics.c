@@ -1355,14 +1355,46 @@ static int square_score(Kernel *k, PyObject *how, PyObject *sq, double *out) {
     return 0;
 }
 
+/* n draws of `random.Random.random` from rng (exactly a random.Random) in one `rng.getrandbits(64 * n)`: its 32-bit
+ * words, least significant first, are the generator's outputs in the order random() takes them, two a draw (`a >> 5`,
+ * `b >> 6`); the generator is left where n calls of random() leave it. NULL with an exception. */
+static double *random_draws(PyObject *rng, Py_ssize_t n) {
+    PyObject *bits, *bytes;
+    double *out;
+    const unsigned char *b;
+    Py_ssize_t k;
+    if (!(bits = PyObject_CallMethod(rng, "getrandbits", "n", 64 * n)))
+        return NULL;
+    bytes = PyObject_CallMethod(bits, "to_bytes", "ns", 8 * n, "little");
+    Py_DECREF(bits);
+    if (!bytes)
+        return NULL;
+    if (!PyBytes_Check(bytes) || PyBytes_GET_SIZE(bytes) != 8 * n || !(out = PyMem_Malloc(sizeof(double) * n))) {
+        Py_DECREF(bytes);
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        return NULL;
+    }
+    b = (const unsigned char *)PyBytes_AS_STRING(bytes);
+    for (k = 0; k < n; k++, b += 8) {
+        uint32_t lo = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+        uint32_t hi = (uint32_t)b[4] | (uint32_t)b[5] << 8 | (uint32_t)b[6] << 16 | (uint32_t)b[7] << 24;
+        out[k] = ((lo >> 5) * 67108864.0 + (hi >> 6)) * (1.0 / 9007199254740992.0);
+    }
+    Py_DECREF(bytes);
+    return out;
+}
+
 /* scores(legal, kinds, jitter, score, square_base, constant, here, best=False) -> [(decision, score)]: the loop of
- * `HeuristicPolicy._scores`: one `jitter()` per legal decision; pruned ones (kind None) left out; a move, withdrawal
+ * `HeuristicPolicy._scores`: one `jitter()` per legal decision (jitter not callable: a random.Random, whose random()
+ * draws are taken all at once by `random_draws`); pruned ones (kind None) left out; a move, withdrawal
  * or run scored here from `square_base(action, kind)` (asked once per action); a misc decision whose action has a
  * `constant` value scored as that plus `pos_value(here)`; an end of turn as `pos_value(here)`; anything else by
  * `score(decision, kind)`. With `best`, the
  * list holds only the first of the best scored (what `max` picks from the whole list). */
 static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t nargs) {
     PyObject *legal, *kinds, *jitter, *score, *square_base, *constant, *here, *out = NULL, *bases = NULL, *top = NULL;
+    double *draws = NULL;
     Py_ssize_t n, cnt;
     double pos_here = 0.0, top_v = 0.0;
     int have_here = 0, best_only = 0;
@@ -1381,18 +1413,23 @@ static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t narg
     constant = args[5];
     here = args[6];
     cnt = PyList_GET_SIZE(legal);
-    if (!(out = PyList_New(0)) || !(bases = PyDict_New()))
+    if (!(out = PyList_New(0)) || !(bases = PyDict_New()) ||
+        (cnt && !PyCallable_Check(jitter) && !(draws = random_draws(jitter, cnt))))
         goto fail;
     for (n = 0; n < cnt; n++) {
         PyObject *d = PyList_GET_ITEM(legal, n), *kind = PyList_GET_ITEM(kinds, n), *jo, *act, *pair, *f;
         double j, v;
         int err = 0;
-        if (!(jo = PyObject_CallNoArgs(jitter)))
-            goto fail;
-        j = as_double(jo, &err);
-        Py_DECREF(jo);
-        if (err)
-            goto fail;
+        if (draws) {
+            j = draws[n];
+        } else {
+            if (!(jo = PyObject_CallNoArgs(jitter)))
+                goto fail;
+            j = as_double(jo, &err);
+            Py_DECREF(jo);
+            if (err)
+                goto fail;
+        }
         if (kind == Py_None)
             continue;
         if (!PyTuple_Check(d) || PyTuple_GET_SIZE(d) != 4 || !PyUnicode_Check(kind)) {
@@ -1459,6 +1496,8 @@ static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t narg
             goto fail;
     }
     Py_DECREF(bases);
+    PyMem_Free(draws);
+    draws = NULL;
     if (best_only && top) {
         PyObject *f = PyFloat_FromDouble(top_v), *pair;
         if (!f)
@@ -1474,6 +1513,7 @@ static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t narg
     return out;
 fail:
     Py_XDECREF(bases);
+    PyMem_Free(draws);
 fail_out:
     Py_XDECREF(out);
     return NULL;
