@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import random
-from collections import deque
 
 from .grid import Grid
 from .state import Encounter
@@ -14,50 +13,75 @@ def random_map(rng: random.Random, width: int, height: int, cover: float = 0.08,
 
     `mirrored` makes the map point-symmetric so both sides start on equal ground.
     """
+    frame, cells = _frame(width, height)
+    choice, randint = rng.choice, rng.randint
+    longest = max(2, min(width, height) // 3)
     for _ in range(50):
-        grid = [["." for _ in range(width)] for _ in range(height)]
-        for x in range(width):
-            grid[0][x] = grid[height - 1][x] = "#"
-        for y in range(height):
-            grid[y][0] = grid[y][width - 1] = "#"
-        cells = [(x, y) for y in range(1, height - 1) for x in range(2, width - 2)]
+        grid = [list(r) for r in frame]
         for _ in range(walls):
-            x, y = rng.choice(cells)
-            dx, dy = rng.choice([(1, 0), (0, 1)])
-            for k in range(rng.randint(2, max(2, min(width, height) // 3))):
+            x, y = choice(cells)
+            dx, dy = choice(_SEGMENT_DIRECTIONS)
+            for k in range(randint(2, longest)):
                 if 1 < x + dx * k < width - 2 and 0 < y + dy * k < height - 1:
                     grid[y + dy * k][x + dx * k] = "#"
         for ch, share in (("c", cover), ("C", heavy), ("~", difficult)):
             for _ in range(int(share * len(cells))):
-                x, y = rng.choice(cells)
+                x, y = choice(cells)
                 if grid[y][x] == ".":
                     grid[y][x] = ch
-        if mirrored:
-            for y in range(height):
-                for x in range(width):
-                    my, mx = height - 1 - y, width - 1 - x
-                    if (y, x) > (my, mx):
-                        grid[y][x] = grid[my][mx]
+        if mirrored:  # square (x, y) after (w-1-x, h-1-y) in reading order takes that square's terrain
+            for y in range(height // 2):
+                grid[height - 1 - y] = grid[y][::-1]
+            if height % 2:
+                middle = grid[height // 2]
+                middle[width - width // 2:] = middle[:width // 2][::-1]
         rows = ["".join(r) for r in grid]
         if _connected(rows):
             return rows
     raise RuntimeError("could not generate a connected map")  # pragma: no cover
 
 
+_SEGMENT_DIRECTIONS = [(1, 0), (0, 1)]
+_FRAMES: dict[tuple[int, int], tuple[list[str], list[tuple[int, int]]]] = {}
+
+
+def _frame(width: int, height: int) -> tuple[list[str], list[tuple[int, int]]]:
+    """The rows of an empty width x height map walled round, and the squares wall segments, cover and
+    terrain are drawn from (in the order the draws index them)."""
+    got = _FRAMES.get((width, height))
+    if got is None:
+        grid = [["." for _ in range(width)] for _ in range(height)]
+        for x in range(width):
+            grid[0][x] = grid[height - 1][x] = "#"
+        for y in range(height):
+            grid[y][0] = grid[y][width - 1] = "#"
+        cells = [(x, y) for y in range(1, height - 1) for x in range(2, width - 2)]
+        if len(_FRAMES) > 64:
+            _FRAMES.clear()
+        got = _FRAMES[(width, height)] = (["".join(r) for r in grid], cells)
+    return got
+
+
+# byte -> b"1" for a square a creature can walk through (".c~"), b"0" otherwise
+_OPEN_BITS = bytes(ord("1") if chr(c) in ".c~" else ord("0") for c in range(256))
+
+
 def _connected(rows: list[str]) -> bool:
-    open_ = {(x, y) for y, r in enumerate(rows) for x, ch in enumerate(r) if ch in ".c~"}
+    """Whether the open squares (".c~") of equally long `rows` are one 4-connected region (and not none)."""
+    # one bit per square, rows joined with a closed square between them so no step wraps round an edge;
+    # the region of the first open bit grows by one step in every direction until it stops growing
+    if not rows:
+        return False
+    stride = len(rows[0]) + 1
+    open_ = int(b"0" + "#".join(rows).encode("ascii", "replace").translate(_OPEN_BITS), 2)
     if not open_:
         return False
-    start = next(iter(open_))
-    seen, q = {start}, deque([start])
-    while q:
-        x, y = q.popleft()
-        for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            n = (x + dx, y + dy)
-            if n in open_ and n not in seen:
-                seen.add(n)
-                q.append(n)
-    return len(seen) == len(open_)
+    seen = open_ & -open_
+    while True:
+        grown = (seen | seen << 1 | seen >> 1 | seen << stride | seen >> stride) & open_
+        if grown == seen:
+            return seen == open_
+        seen = grown
 
 
 def random_encounter(ruleset, rng: random.Random, width: int = 16, height: int = 16,

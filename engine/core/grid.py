@@ -61,15 +61,16 @@ class Grid:
         self.width, self.height, self.metric = len(rows[0]), len(rows), metric
         self.rows = list(rows)
         self.legend = legend
-        self.terrain: list[str] = []
-        for y, row in enumerate(rows):
-            for x, ch in enumerate(row):
-                if ch not in legend:
-                    raise InputError(f"column {x + 1}: unknown symbol '{ch}'", f"map line {y + 1}",
-                                     f"use one of {''.join(sorted(legend))} or add it to the legend")
-                t = legend[ch]
-                self.terrain.append("door" if t == "open_door" else t)
-        self.open_doors: set[int] = {i for i, ch in enumerate("".join(rows)) if legend[ch] == "open_door"}
+        kinds = {k: "door" if v == "open_door" else v for k, v in legend.items()}
+        squares = "".join(rows)
+        try:
+            self.terrain: list[str] = list(map(kinds.__getitem__, squares))
+        except KeyError:
+            y, x = next((y, x) for y, row in enumerate(rows) for x, ch in enumerate(row) if ch not in legend)
+            raise InputError(f"column {x + 1}: unknown symbol '{rows[y][x]}'", f"map line {y + 1}",
+                             f"use one of {''.join(sorted(legend))} or add it to the legend") from None
+        opens = [k for k, v in legend.items() if v == "open_door" and k in squares]
+        self.open_doors: set[int] = {i for i, ch in enumerate(squares) if ch in opens} if opens else set()
         self.broken: set[int] = set()  # doors / objects destroyed in play: now open floor
         self._geometry = _Geometry(self)
 
@@ -409,15 +410,14 @@ class Grid:
         return ["".join(inv[self.kind(self.index(x, y))] for x in range(self.width)) for y in range(self.height)]
 
 
-_CANDIDATES: dict[tuple[int, int], list[tuple[tuple[int, bool, int, int], ...]]] = {}
+class _Shape:
+    """What every map of one size shares: per square its neighbours inside the map in DIRECTIONS order as
+    (square, diagonal, the two squares a diagonal step cuts the corner of), the (x, y) of every flat index,
+    and per square and wall mask (see `neighbours`) the neighbour tuple of `_Geometry.neighbours`."""
 
-
-def _candidates(w: int, h: int) -> list[tuple[tuple[int, bool, int, int], ...]]:
-    """Per square of a w x h map, its neighbours inside the map in DIRECTIONS order as (square, diagonal,
-    the two squares a diagonal step cuts the corner of); shared by every map of that size."""
-    got = _CANDIDATES.get((w, h))
-    if got is None:
-        got = []
+    def __init__(self, w: int, h: int):
+        self.width = w
+        self.candidates: list[tuple[tuple[int, bool, int, int], ...]] = []
         for i in range(w * h):
             x, y = i % w, i // w
             out = []
@@ -425,10 +425,41 @@ def _candidates(w: int, h: int) -> list[tuple[tuple[int, bool, int, int], ...]]:
                 nx, ny = x + dx, y + dy
                 if 0 <= nx < w and 0 <= ny < h:
                     out.append((ny * w + nx, dx != 0 and dy != 0, y * w + nx, ny * w + x))
-            got.append(tuple(out))
-        if len(_CANDIDATES) > 64:
-            _CANDIDATES.clear()
-        _CANDIDATES[(w, h)] = got
+            self.candidates.append(tuple(out))
+        self.xys = [(i % w, i // w) for i in range(w * h)]
+        self._by_mask: list[list] = [[None] * 16 for _ in range(w * h)]  # filled as masks turn up
+
+    def neighbours(self, walls: list[bool]) -> list[tuple[tuple[int, bool], ...]]:
+        """Per square, its neighbours (square, diagonal) in DIRECTIONS order, less the diagonal steps that
+        cut the corner of a wall in `walls`. Which of those a square keeps depends only on its four
+        orthogonal neighbours, so the answer is looked up by a 4-bit mask of them (1 east, 2 west, 4 south,
+        8 north; bits that wrap round an edge of the map are never read)."""
+        w, n = self.width, len(walls)
+        bits = int.from_bytes(bytes(walls), "little")  # byte i: walls[i]
+        masks = (bits >> 8 | bits << 9 | bits >> 8 * w << 2 | bits << 8 * w << 3).to_bytes(n + w + 1, "little")
+        got = list(map(list.__getitem__, self._by_mask, masks[:n]))
+        if None in got:
+            for i, m in enumerate(masks[:n]):
+                if got[i] is None:
+                    got[i] = self._by_mask[i][m] = self._filtered(i, m)
+        return got
+
+    def _filtered(self, i: int, mask: int) -> tuple[tuple[int, bool], ...]:
+        bit = {i + 1: 1, i - 1: 2, i + self.width: 4, i - self.width: 8}
+        return tuple([(j, diag) for j, diag, ca, cb in self.candidates[i]
+                      if not diag or not (mask & bit[ca] or mask & bit[cb])])  # no cutting a wall's corner
+
+
+_SHAPES: dict[tuple[int, int], _Shape] = {}
+
+
+def _shape(w: int, h: int) -> _Shape:
+    """The `_Shape` of a w x h map, built once."""
+    got = _SHAPES.get((w, h))
+    if got is None:
+        if len(_SHAPES) > 64:
+            _SHAPES.clear()
+        got = _SHAPES[(w, h)] = _Shape(w, h)
     return got
 
 
@@ -437,16 +468,12 @@ class _Geometry:
 
     def __init__(self, grid: Grid):
         w, h = grid.width, grid.height
+        shape = _shape(w, h)
         self.width = w
-        walls = [t == "wall" for t in grid.terrain]
-        self._walls = walls
-        self.neighbours: list[tuple[tuple[int, bool], ...]] = []
-        append = self.neighbours.append
-        for cand in _candidates(w, h):
-            append(tuple([(j, diag) for j, diag, ca, cb in cand
-                          if not diag or not (walls[ca] or walls[cb])]))  # no cutting a wall's corner
+        self._walls = walls = [t == "wall" for t in grid.terrain]
+        self.neighbours: list[tuple[tuple[int, bool], ...]] = shape.neighbours(walls)
         self.size = w * h
-        self.xys = [(i % w, i // w) for i in range(w * h)]  # flat index -> (x, y)
+        self.xys = list(shape.xys)  # flat index -> (x, y)
         self._lines: dict[tuple[int, int], tuple[int, ...]] = {}
         self.sight_tables: dict[object, dict[int, tuple[bool, bool, str]]] = {}
         self._steps: dict[object, list] = {}
