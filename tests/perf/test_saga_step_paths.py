@@ -41,7 +41,7 @@ def _lockstep(k: int, players: tuple[str, str], steps: int = 400):
 
 
 def test_played_battles_match_reference():
-    n = charges = 0
+    n = charges = aoos = 0
     kinds = [("heuristic", "heuristic"), ("random", "heuristic"), ("heuristic", "random")]
     for k in range(36):
         for d, ev_f, ev_s, fast, slow in _lockstep(k, kinds[k % 3]):
@@ -52,7 +52,8 @@ def test_played_battles_match_reference():
                 assert fast.legal() == REF.legal_actions(slow.enc, slow.enc.actor), (k, d)
             n += 1
             charges += d.action == "charge"
-    assert n > 1200 and charges > 50, (n, charges)
+            aoos += sum(e.kind == "aoo" for e in ev_f)
+    assert n > 1200 and charges > 50 and aoos > 50, (n, charges, aoos)
 
 
 def _charge_states():
@@ -97,8 +98,8 @@ def test_charge_paths_match_rules(monkeypatch):
         break
 
 
-def test_threatened_by_matches_threat_map():
-    """The enemies a shot from a unit's square provokes: the reference's threat map at that square."""
+def test_threatened_at_matches_threat_map():
+    """The enemies a shot or a step from a square provokes: the reference's threat map at that square."""
     rng = random.Random(8)
     n = found = 0
     for k, b in enumerate(_random_states(10, seed=22)):
@@ -117,7 +118,7 @@ def test_threatened_by_matches_threat_map():
             for xy in [home] + [g.xy(i) for i in rng.sample(sorted(threats), min(3, len(threats)))]:
                 a.pos = xy
                 want = threats.get(g.index(*xy), [])
-                assert RS._threatened_by(enc, a) == want, (a.id, xy)
+                assert RS._threatened_at(g, RS._threatening(enc, a), xy) == want, (a.id, xy)
                 n += 1
                 found += bool(want)
             a.pos = home

@@ -1038,7 +1038,7 @@ class SagaRuleset(Ruleset):
         """Move along path square by square; leaving a threatened square provokes (unless `safe`).
 
         `danger`, when given, flags the squares of `_threats` (one byte per square, from `_legal.move_masks`): a
-        walk that leaves none of them goes straight to its end without building the threat map."""
+        walk that leaves none of them goes straight to its end without looking at the enemies."""
         ev: list[Event] = []
         start = a.pos
         g = enc.grid
@@ -1046,15 +1046,15 @@ class SagaRuleset(Ruleset):
             w = g.width
             safe = not danger[start[1] * w + start[0]] and not any([danger[y * w + x] for x, y in path[:-1]])
         if not safe:
-            threats = self._threats(enc, a)
-            safe = not threats
+            threatening = self._threatening(enc, a)
+            safe = not threatening
         if safe:  # nothing can provoke: straight to the end
             if path:
                 a.pos = path[-1]
         else:
             struck: set[int] = set()
             for sq in path:
-                for eid in threats.get(g.index(*a.pos), ()):
+                for eid in self._threatened_at(g, threatening, a.pos):
                     if eid in struck:
                         continue
                     struck.add(eid)
@@ -1083,7 +1083,7 @@ class SagaRuleset(Ruleset):
 
     def _provoke_shot(self, enc, a, dice, react) -> list[Event]:
         ev: list[Event] = []
-        for eid in self._threatened_by(enc, a):
+        for eid in self._threatened_at(enc.grid, self._threatening(enc, a), a.pos):
             ev += self._aoo(enc, enc.units[eid], a, dice, react, "ranged attack in a threatened square")
             if not a.active:
                 break
@@ -1263,9 +1263,7 @@ class SagaRuleset(Ruleset):
         if got is not None:
             return got
         g = enc.grid
-        side = a.side
-        threat = tuple([(e.id, e.pos, e.stats["reach"]) for e in enc.units
-                        if e.side != side and not e.down and not e.state["aoo_used"] and self.threatens(e)])
+        threat = self._threatening(enc, a)
         per_map = g._geometry.__dict__.setdefault("saga_threats", {})
         out = per_map.get(threat)
         if out is None:
@@ -1279,12 +1277,17 @@ class SagaRuleset(Ruleset):
         cache[key] = out
         return out
 
-    def _threatened_by(self, enc: Encounter, a: Unit) -> list[int]:
-        """`_threats(enc, a)` at a's square without building the map: the enemies that would take an attack of
-        opportunity on a there, in unit order."""
-        g, side, pos = enc.grid, a.side, a.pos
-        return [e.id for e in enc.units if e.side != side and not e.state["aoo_used"] and self.threatens(e)
-                and 0 < g.distance(e.pos, pos) <= e.stats["reach"]]
+    def _threatening(self, enc: Encounter, a: Unit) -> tuple[tuple[int, tuple[int, int], int], ...]:
+        """(id, square, reach) of each enemy that would take an attack of opportunity on a where it reaches, in
+        unit order: what `_threats` maps."""
+        side = a.side
+        return tuple([(e.id, e.pos, e.stats["reach"]) for e in enc.units
+                      if e.side != side and not e.down and not e.state["aoo_used"] and self.threatens(e)])
+
+    @staticmethod
+    def _threatened_at(g, threatening: tuple, pos: tuple[int, int]) -> list[int]:
+        """The ids of `threatening` (`_threatening`) that reach pos: `_threats` at pos without building the map."""
+        return [eid for eid, xy, reach in threatening if 0 < g.distance(xy, pos) <= reach]
 
     def _withdraw_firsts(self, enc: Encounter, a: Unit) -> list[tuple[int, int]]:
         g = enc.grid
