@@ -10,7 +10,7 @@ from typing import Iterable
 from .decision import END, Decision
 from .dice import Dice
 from .errors import IllegalAction, InputError
-from .events import Event
+from .events import Event, new_event
 from .ruleset import React, Ruleset
 from .state import Encounter
 
@@ -82,7 +82,7 @@ class Battle:
         if enc.winner is not None:
             raise IllegalAction(f"the battle is over ({enc.winner} won)" if enc.winner != "draw"
                                 else "the battle is over (a draw)")
-        if decision not in self.legal():
+        if decision not in (self._legal if self._legal_version == enc.version else self.legal()):
             raise IllegalAction(rs.why_illegal(enc, enc.actor, decision))
         actor = enc.units[enc.order[enc.turn]]  # there is one: something is legal
         enc.version += 1
@@ -125,7 +125,8 @@ class Battle:
                 enc.version += 1  # a new actor: legal() cached for the previous one is stale
                 enc.budget = rs.new_budget(enc, unit)
                 enc.flags = {}
-                events.append(Event("turn_start", unit.id, round=enc.round, phase=rs.phases[enc.phase_index]))
+                events.append(new_event("turn_start", unit.id, None, {"round": enc.round,
+                                                                      "phase": rs.phases[enc.phase_index]}))
                 events += rs.start_turn(enc, unit, self.dice)
                 events += self._check_victory()
                 if enc.winner is None and rs.can_act(enc, unit):
@@ -173,7 +174,7 @@ class Battle:
 
     def _check_victory(self) -> list[Event]:
         enc = self.enc
-        if enc.over:
+        if enc.winner is not None:
             return []
         first = None
         for u in enc.units:  # stops at the second side with an active unit: the common case, cheaply

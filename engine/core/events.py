@@ -22,6 +22,17 @@ class Event:
         return f"Event({self.kind!r}, actor={self.actor}, target={self.target}, {self.data})"
 
 
+_new = object.__new__
+
+
+def new_event(kind: str, actor: int | None, target: int | None, data: dict[str, Any]) -> Event:
+    """`Event(kind, actor, target, **data)` with its data given as a dict, which it keeps: for the hot paths of
+    resolution, where passing the data as keywords costs more than the rest of the event."""
+    e = _new(Event)
+    e.kind, e.actor, e.target, e.data = kind, actor, target, data
+    return e
+
+
 def damage_by_unit(events: list[Event]) -> dict[int, int]:
     """Total damage dealt per acting unit id, from `damage` events."""
     out: dict[int, int] = {}

@@ -123,3 +123,14 @@ def test_threatened_at_matches_threat_map():
                 found += bool(want)
             a.pos = home
     assert n > 5000 and found > 2000, (n, found)
+
+
+def test_new_event_is_the_keyword_event():
+    from engine.core.events import Event, new_event
+
+    data = {"face": 20, "bonus": 3, "notes": ["aimed"], "hit": True}
+    fast, slow = new_event("attack", 1, 2, dict(data)), Event("attack", 1, 2, **data)
+    assert type(fast) is Event
+    assert (fast.kind, fast.actor, fast.target, fast.data) == (slow.kind, slow.actor, slow.target, slow.data)
+    assert fast.to_dict() == slow.to_dict() and list(fast.to_dict()) == list(slow.to_dict())
+    assert repr(fast) == repr(slow) and fast.get("face") == 20

@@ -10,7 +10,7 @@ from pathlib import Path
 from engine.core.decision import END, Decision
 from engine.core.dice import Dice
 from engine.core.economy import Economy
-from engine.core.events import Event
+from engine.core.events import Event, new_event
 from engine.core.grid import DIRECTIONS, NATIVE_PATH
 from engine.core.ruleset import Estimate, React, Ruleset, load_catalogue
 from engine.core.state import Encounter
@@ -677,7 +677,8 @@ class SagaRuleset(Ruleset):
         paid = self.economy.pay(enc.budget, cost, times=spec.times)
         if action not in _KEEPS_AIM:
             a.state["aimed"] = False
-        ev = [Event("action", a.id, d.target, action=action, square=d.square, option=d.option, paid=paid)]
+        ev = [new_event("action", a.id, d.target,
+                        {"action": action, "square": d.square, "option": d.option, "paid": paid})]
         ev += getattr(self, _RESOLVERS[action])(enc, a, d, dice, react)
         enc.__dict__.pop("_saga_cache", None)  # the state changed under the same version number
         return ev
@@ -724,8 +725,9 @@ class SagaRuleset(Ruleset):
         if a.state["suppressed"]:
             notes.append("suppressed -2")
             a.state["suppressed"] = 0
-        ev = [Event("attack", a.id, t.id, face=face, bonus=ab, total=total, defense=defense, hit=hit, why=why,
-                    weapon=C.weapon(a, n)["name"] if n is not None else "unarmed", notes=notes)]
+        ev = [new_event("attack", a.id, t.id,
+                        {"face": face, "bonus": ab, "total": total, "defense": defense, "hit": hit, "why": why,
+                         "weapon": C.weapon(a, n)["name"] if n is not None else "unarmed", "notes": notes})]
         if damage and (hit or half_on_miss):
             stun = n is not None and C.mode(a, n) == "stun"
             expr = C.damage_expr(a, n, aimed=aimed)
@@ -734,7 +736,8 @@ class SagaRuleset(Ruleset):
                 amount *= 2
             if not hit:
                 amount //= 2
-            ev.append(Event("damage_roll", a.id, t.id, expr=str(expr), faces=faces, total=amount, crit=face == 20))
+            ev.append(new_event("damage_roll", a.id, t.id, {"expr": str(expr), "faces": faces, "total": amount,
+                                                            "crit": face == 20}))
             ev += C.deal_damage(enc, a, t, amount, stun=stun, lethal_always=auto_crit)
         if not melee:
             a.state["aimed"] = False
@@ -1069,7 +1072,7 @@ class SagaRuleset(Ruleset):
             if g.distance(a.pos, other.pos) > 1:
                 other.state["grabbed_by"] = [x for x in other.state["grabbed_by"] if x != a.id]
                 a.state["grabbing"] = None
-        moved = Event("move", a.id, None, start=start, end=a.pos, squares=len(path), how=how)
+        moved = new_event("move", a.id, None, {"start": start, "end": a.pos, "squares": len(path), "how": how})
         return [moved, *ev] if ev else [moved]
 
     def _aoo(self, enc, e: Unit, t: Unit, dice, react, why: str) -> list[Event]:
