@@ -200,6 +200,9 @@ class PPOConfig(_Section):
     net_arch: list[int] = Field(default_factory=lambda: [128, 128],
                                 description="hidden layer sizes of the policy and the value networks")
     activation: Literal["tanh", "relu"] = Field("tanh", description="activation function")
+    prior_features: int = Field(0, ge=0, le=512, description="with env.prior: the actor's MLP also reads the prior "
+                                "block, projected to this many features, so that its corrections can depend on "
+                                "what the heuristic prefers (0: it reads the observation only)")
 
 
 class TrainSection(_Section):
@@ -300,6 +303,9 @@ class TrainConfig(_Section):
         if self.train.init_from and self.imitation.samples > 0:
             raise ValueError("train.init_from starts from a trained model's weights: set imitation.samples to 0 "
                              "(the two warm starts exclude each other)")
+        if self.ppo.prior_features and self.env.prior == "none":
+            raise ValueError("ppo.prior_features reads the observation's prior block: set env.prior (e.g. "
+                             "'heuristic') or set ppo.prior_features to 0")
         rollout = self.ppo.n_steps * self.train.n_envs
         if self.ppo.batch_size > rollout:
             raise ValueError(f"ppo.batch_size {self.ppo.batch_size} is larger than the rollout "

@@ -21,6 +21,7 @@ from engine.rulesets import get_ruleset
 from envs import env_id
 from envs.codec import ActionCodec
 from envs.observation import ObservationEncoder
+from envs.prior import block_features
 from envs.tactics_env import ENCODING_VERSION
 
 ZOO = Path(__file__).parent / "zoo"
@@ -91,7 +92,7 @@ class MaskablePolicy(Policy):
         self._rng = np.random.default_rng(seed)
         self._obs = np.zeros(self.encoder.size, dtype=np.float32)
         self._layers: list | None = None
-        self._prior: tuple[int, float] | None = None
+        self._prior: tuple | None = None  # `_prior_part`
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -128,7 +129,7 @@ class MaskablePolicy(Policy):
             _, w, b = self._layers[-1]
             out = w @ self._hidden(obs) + b
             if self._prior is not None:  # PriorPolicy: + its weight times the observation's prior block
-                base, k = self._prior
+                base, k, _ = self._prior
                 out += k * obs[base:]
             return out.astype(np.float64)
         import torch
@@ -153,7 +154,7 @@ class MaskablePolicy(Policy):
             _, w, b = self._layers[-1]
             logits = w[rows] @ self._hidden(obs) + b[rows]
             if self._prior is not None:
-                base, k = self._prior
+                base, k, _ = self._prior
                 logits += k * obs[base:][rows]
             logits = logits.astype(np.float64)
         else:
@@ -170,7 +171,12 @@ class MaskablePolicy(Policy):
     def _hidden(self, obs: np.ndarray) -> np.ndarray:
         """The numpy actor up to (not including) its output layer."""
         if self._prior is not None:
-            obs = obs[:self._prior[0]]
+            base, _, proj = self._prior
+            if proj is None:
+                obs = obs[:base]
+            else:  # PriorPolicy with prior_features: the projected block after the observation
+                w, b = proj
+                obs = np.concatenate([obs[:base], w @ block_features(obs[base:]) + b])
         x = obs.astype(np.float32, copy=False)
         for kind, w, b in self._layers[:-1]:
             if kind == "linear":
@@ -230,14 +236,17 @@ def _numpy_layers(policy) -> list[tuple[str, np.ndarray | None, np.ndarray | Non
     return out
 
 
-def _prior_part(policy) -> tuple[int, float] | None:
-    """(where the prior block starts in the observation, its weight) for a PriorPolicy, else None."""
+def _prior_part(policy) -> tuple[int, float, tuple[np.ndarray, np.ndarray] | None] | None:
+    """(where the prior block starts in the observation, its weight, the (weight, bias) of the actor's projection
+    of it or None) for a PriorPolicy, else None."""
     from .prior_policy import PriorHead
 
     head = policy.action_net
     if not isinstance(head, PriorHead):
         return None
-    return policy.mlp_extractor.base_dim, float(head.weight.detach())
+    proj = policy.mlp_extractor.prior_proj
+    return (policy.mlp_extractor.base_dim, float(head.weight.detach()),
+            None if proj is None else (proj.weight.detach().numpy().copy(), proj.bias.detach().numpy().copy()))
 
 
 def shipped() -> list[str]:

@@ -223,6 +223,7 @@ def build_model(cfg: TrainConfig, venv, tensorboard_log: str | None = None):
     if prior_of(cfg):  # logits = the network's + a learned weight times the prior block
         from .prior_policy import PriorPolicy
         policy, policy_kwargs["prior_dim"] = PriorPolicy, int(venv.action_space.n)
+        policy_kwargs["prior_features"] = p.prior_features
     model = FastMaskablePPO(policy, venv, **ppo_hparams(cfg), seed=cfg.train.seed, device="cpu", verbose=0,
                             tensorboard_log=tensorboard_log, policy_kwargs=policy_kwargs)
     return with_run_settings(model, cfg)
@@ -265,7 +266,28 @@ def init_weights(cfg: TrainConfig, model, path: str | Path) -> None:
     if src_arch != want_arch or src_act != want_act:
         raise ConfigError(f"train.init_from: {path} has net_arch {src_arch} and activation {src_act}; "
                           f"this config has ppo.net_arch {list(cfg.ppo.net_arch)} and activation {want_act}")
-    model.policy.load_state_dict(params["policy"], strict=True)
+    model.policy.load_state_dict(_widened(params["policy"], model.policy.state_dict(), path), strict=True)
+
+
+def _widened(source: dict, target: dict, path: Path) -> dict:
+    """`source` (a policy's state dict) for a policy shaped like `target`: a PriorPolicy without prior features
+    goes on into one with them (the projection keeps its fresh weights, the actor's first layer reads the new
+    features with zero weights, so the policy plays exactly as before). Anything else must match exactly."""
+    from .config import ConfigError
+
+    first, proj = "mlp_extractor.policy_net.0.weight", "mlp_extractor.prior_proj."
+    out = dict(source)
+    if any(k.startswith(proj) for k in target) and not any(k.startswith(proj) for k in source):
+        out.update({k: v for k, v in target.items() if k.startswith(proj)})
+        old, new = source[first], target[first]
+        if old.shape[0] == new.shape[0] and old.shape[1] < new.shape[1]:
+            out[first] = new.new_zeros(new.shape)
+            out[first][:, :old.shape[1]] = old
+    bad = sorted(k for k in set(out) | set(target) if k not in out or k not in target
+                 or out[k].shape != target[k].shape)
+    if bad:
+        raise ConfigError(f"train.init_from: {path} does not fit this config's policy (differs in {', '.join(bad)})")
+    return out
 
 
 class _linear:

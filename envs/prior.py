@@ -22,6 +22,12 @@ from .codec import ActionCodec
 FLOOR = -5.0
 
 
+def block_features(block):
+    """The prior block as a policy network reads it (`agents.prior_policy`): 1 for the heuristic's choice, 0 at
+    the floor (illegal and unscored actions), linear in the score between (numpy arrays and torch tensors)."""
+    return 1.0 + block / -FLOOR
+
+
 class HeuristicPrior:
     """Fills a prior block (`codec.n` floats) for the acting unit of an encounter."""
 
