@@ -426,11 +426,9 @@ static PyObject *encode(PyObject *self, PyObject *args) {
     }
 
     /* rows: the actor, its allies, the other side, each in unit order */
-    grid = PyObject_GetAttr(enc, S_grid);
-    units = PyObject_GetAttr(enc, S_units);
-    actor_side = PyObject_GetAttr(actor, S_side);
-    actor_id = PyObject_GetAttr(actor, S_id);
-    if (!grid || !units || !actor_side || !actor_id)
+    /* each call checked before the next: a Python call made while an exception is pending may clear it */
+    if (!(grid = PyObject_GetAttr(enc, S_grid)) || !(units = PyObject_GetAttr(enc, S_units))
+        || !(actor_side = PyObject_GetAttr(actor, S_side)) || !(actor_id = PyObject_GetAttr(actor, S_id)))
         goto fail;
     if (!PyList_Check(units)) {
         PyErr_SetString(PyExc_TypeError, "enc.units must be a list");

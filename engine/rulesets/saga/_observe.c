@@ -1099,10 +1099,9 @@ static PyObject *parts(PyObject *self, PyObject *args) {
         return NULL;
     if (PyObject_GetBuffer(codes_obj, &codes, PyBUF_SIMPLE) < 0)
         return NULL;
-    fast = PySequence_Fast(units, "units must be a sequence");
-    all_units = PyObject_GetAttr(enc, S_units);
-    grid = PyObject_GetAttr(enc, S_grid);
-    if (!fast || !all_units || !grid)
+    /* each call checked before the next: a Python call made while an exception is pending may clear it */
+    if (!(fast = PySequence_Fast(units, "units must be a sequence")) || !(all_units = PyObject_GetAttr(enc, S_units))
+        || !(grid = PyObject_GetAttr(enc, S_grid)))
         goto fail;
     if (!PyList_Check(all_units)) {
         r = UNSUPPORTED;
