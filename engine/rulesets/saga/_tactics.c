@@ -77,10 +77,8 @@ typedef struct {
     double *cls;
     int have_target; /* the target constants of `_Turn._target`, read once */
     double hp, kill, weight;
-    PyObject *kf_obj; /* owned: for an offense foe, 4 doubles in the by_pair dict of the target's whole signature
-                         (under None): a bit per kf read so far, then the view's `kill_factor` of the strikes with the
-                         melee weapon, the ranged one, the ranged one aimed */
-    double *kf;
+    int have_kf;  /* bit s: kf[s] is read */
+    double kf[3]; /* the view's `kill_factor` of the strikes with the melee weapon, the ranged one, the ranged one aimed */
 } Foe;
 
 typedef struct {
@@ -222,7 +220,6 @@ static void clear_foes(Foe *f, int n) {
         Py_XDECREF(f[k].by_pair);
         Py_XDECREF(f[k].coded.obj);
         Py_XDECREF(f[k].cls_obj);
-        Py_XDECREF(f[k].kf_obj);
     }
     PyMem_Free(f);
 }
@@ -263,27 +260,6 @@ static Foe *read_foes(PyObject *list, int offense, int *n) {
         if (!PyDict_Check(f->field) || !PyDict_Check(f->by_pair)) {
             PyErr_SetString(PyExc_TypeError, "fields are dicts");
             goto fail;
-        }
-        if (offense) {
-            PyObject *whole = PyTuple_GET_ITEM(t, 3), *got;
-            if (!PyDict_Check(whole)) {
-                PyErr_SetString(PyExc_TypeError, "fields are dicts");
-                goto fail;
-            }
-            got = PyDict_GetItemWithError(whole, Py_None);
-            if (got && PyByteArray_CheckExact(got) && PyByteArray_GET_SIZE(got) == 4 * sizeof(double)) {
-                Py_INCREF(got);
-            } else {
-                if (PyErr_Occurred() || !(got = PyByteArray_FromStringAndSize(NULL, 4 * sizeof(double))))
-                    goto fail;
-                memset(PyByteArray_AS_STRING(got), 0, 4 * sizeof(double));
-                if (PyDict_SetItem(whole, Py_None, got) < 0) {
-                    Py_DECREF(got);
-                    goto fail;
-                }
-            }
-            f->kf_obj = got;
-            f->kf = (double *)PyByteArray_AS_STRING(got);
         }
         if (!(f->id = PyObject_GetAttr(f->unit, S_id)))
             goto fail;
@@ -332,7 +308,6 @@ static int Kernel_traverse(Kernel *k, visitproc visit, void *arg) {
         Py_VISIT(k->offense[n].by_pair);
         Py_VISIT(k->offense[n].coded.obj);
         Py_VISIT(k->offense[n].cls_obj);
-        Py_VISIT(k->offense[n].kf_obj);
     }
     return 0;
 }
@@ -791,18 +766,18 @@ static int est_figures(PyObject *est, double *ed, double *kc, double *p) {
 /* the kill chance of a strike of hit chance p on offense foe f (`_strike`'s: p * `_View.kill_factor`) */
 static int strike_kill(Kernel *k, Foe *f, int ranged, int aimed, double p, double *kc) {
     int slot = ranged ? 1 + (aimed != 0) : 0, err = 0;
-    if (!((int)f->kf[0] >> slot & 1)) {
+    if (!(f->have_kf >> slot & 1)) {
         PyObject *v = PyObject_CallMethodObjArgs(k->view, S_kill_factor, f->unit, ranged ? Py_True : Py_False,
                                                  aimed ? Py_True : Py_False, NULL);
         if (!v)
             return -1;
-        f->kf[1 + slot] = as_double(v, &err);
+        f->kf[slot] = as_double(v, &err);
         Py_DECREF(v);
         if (err)
             return -1;
-        f->kf[0] = (double)((int)f->kf[0] | 1 << slot);
+        f->have_kf |= 1 << slot;
     }
-    *kc = p * f->kf[1 + slot];
+    *kc = p * f->kf[slot];
     return 0;
 }
 
