@@ -797,10 +797,10 @@ class _View:
         if best is None:
             best = 0.0
             if near:
-                est = self.estimate(e, a, m, e.pos, pos, target=self._me).expected_damage
+                est = self.estimate(e, a, m, e.pos, pos).expected_damage
                 best = est if near == 2 else _LATER_MELEE_SHARE * est
             if r is not None:
-                est = self.estimate(e, a, r, e.pos, pos, False, pair, self._me).expected_damage
+                est = self.estimate(e, a, r, e.pos, pos, False, pair).expected_damage
                 if not los:
                     est *= _NO_LOS_SHARE
                 best = max(best, est)
@@ -844,7 +844,7 @@ class _View:
                 e = self.enc.units[eid]
                 m = self.first[e.id][0]
                 if m is not None:
-                    got += self.estimate(e, a, m, e.pos, pos, target=self._me).expected_damage
+                    got += self.estimate(e, a, m, e.pos, pos).expected_damage
             self._aoo[pos] = got
         return got
 
