@@ -38,8 +38,7 @@ static PyObject *S__threat_fields, *S__offense_fields, *S__table, *S__armed, *S_
     *S_width, *S_height, *S_metric, *S__aoo, *S_a, *S_first, *S_id, *S_stats, *S_speed, *S_reach, *S_pos,
     *S__sight, *S__strike, *S__threat_of, *S_estimate, *S_aoo_cost, *S__target, *S_approach, *S__approach,
     *S_reach_value, *S__melee, *S_expected_damage, *S_kill_chance, *S_alternating, *S_chebyshev, *S__geometry,
-    *S_line, *S__threats, *S_line_codes, *S_class_info, *S_misc, *S_move, *S_withdraw, *S_run, *S_saga_sight, *S_end,
-    *S_hit_chance, *S_kill_factor;
+    *S_line, *S__threats, *S_line_codes, *S_class_info, *S_misc, *S_move, *S_withdraw, *S_run, *S_saga_sight, *S_end;
 
 /* A field's values by slot (a square, or a square and whether aimed) in C, kept in the field's dict under the key
  * None (the Python path keys it by squares only): a bytearray of a count, a code per slot (0: not known yet, else
@@ -77,8 +76,6 @@ typedef struct {
     double *cls;
     int have_target; /* the target constants of `_Turn._target`, read once */
     double hp, kill, weight;
-    int have_kf;  /* bit s: kf[s] is read */
-    double kf[3]; /* the view's `kill_factor` of the strikes with the melee weapon, the ranged one, the ranged one aimed */
 } Foe;
 
 typedef struct {
@@ -224,9 +221,7 @@ static void clear_foes(Foe *f, int n) {
     PyMem_Free(f);
 }
 
-/* foes from the view's field lists: threat entries are (e, field, by_pair, ei), offense ones (e, field, ei, by_pair,
- * bare field, bare by_pair), of which the kernel keeps strikes in the bare ones (by the target's signature without its
- * hit points: rows hold the hit chance, the kill chance is made per foe with `kill_factor`) */
+/* foes from the view's field lists: threat entries are (e, field, by_pair, ei), offense ones (e, field, ei, by_pair) */
 static Foe *read_foes(PyObject *list, int offense, int *n) {
     Py_ssize_t k, cnt;
     Foe *out;
@@ -245,13 +240,13 @@ static Foe *read_foes(PyObject *list, int offense, int *n) {
         PyObject *t = PyList_GET_ITEM(list, k), *pos;
         Foe *f = &out[k];
         long ei;
-        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != (offense ? 6 : 4)) {
-            PyErr_SetString(PyExc_TypeError, "a field entry is a 4-tuple (threats) or a 6-tuple (offense)");
+        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 4) {
+            PyErr_SetString(PyExc_TypeError, "a field entry is a 4-tuple");
             goto fail;
         }
         f->unit = Py_NewRef(PyTuple_GET_ITEM(t, 0));
-        f->field = Py_NewRef(PyTuple_GET_ITEM(t, offense ? 4 : 1));
-        f->by_pair = Py_NewRef(PyTuple_GET_ITEM(t, offense ? 5 : 2));
+        f->field = Py_NewRef(PyTuple_GET_ITEM(t, 1));
+        f->by_pair = Py_NewRef(PyTuple_GET_ITEM(t, offense ? 3 : 2));
         *n = (int)k + 1;
         ei = PyLong_AsLong(PyTuple_GET_ITEM(t, offense ? 2 : 3));
         if (ei == -1 && PyErr_Occurred())
@@ -748,37 +743,19 @@ static int target_constants(Kernel *k, PyObject *unit, PyObject *id, double *hp,
     return err ? -1 : 0;
 }
 
-/* an estimate's expected damage and its kill chance (kc) or its hit chance (p), whichever is asked for */
-static int est_figures(PyObject *est, double *ed, double *kc, double *p) {
+/* an estimate's (expected damage, kill chance) */
+static int est_figures(PyObject *est, double *ed, double *kc) {
     PyObject *o;
     int err = 0;
     if (!(o = PyObject_GetAttr(est, S_expected_damage)))
         return -1;
     *ed = as_double(o, &err);
     Py_DECREF(o);
-    if (err || !(o = PyObject_GetAttr(est, kc ? S_kill_chance : S_hit_chance)))
+    if (err || !(o = PyObject_GetAttr(est, S_kill_chance)))
         return -1;
-    *(kc ? kc : p) = as_double(o, &err);
+    *kc = as_double(o, &err);
     Py_DECREF(o);
     return err ? -1 : 0;
-}
-
-/* the kill chance of a strike of hit chance p on offense foe f (`_strike`'s: p * `_View.kill_factor`) */
-static int strike_kill(Kernel *k, Foe *f, int ranged, int aimed, double p, double *kc) {
-    int slot = ranged ? 1 + (aimed != 0) : 0, err = 0;
-    if (!(f->have_kf >> slot & 1)) {
-        PyObject *v = PyObject_CallMethodObjArgs(k->view, S_kill_factor, f->unit, ranged ? Py_True : Py_False,
-                                                 aimed ? Py_True : Py_False, NULL);
-        if (!v)
-            return -1;
-        f->kf[slot] = as_double(v, &err);
-        Py_DECREF(v);
-        if (err)
-            return -1;
-        f->have_kf |= 1 << slot;
-    }
-    *kc = p * f->kf[slot];
-    return 0;
 }
 
 /* `_Turn.value` of an estimate of (ed, kc) on offense foe f */
@@ -797,7 +774,7 @@ static int foe_value(Kernel *k, Foe *f, double ed, double kc, double *out) {
 /* `_Turn.value(t, est)` with the target's constants from the turn (`_Turn._target` fills them) */
 static int value(Kernel *k, PyObject *unit, PyObject *id, PyObject *est, double *out) {
     double hp, kill, w, ed, kc, m;
-    if (target_constants(k, unit, id, &hp, &kill, &w) < 0 || est_figures(est, &ed, &kc, NULL) < 0)
+    if (target_constants(k, unit, id, &hp, &kill, &w) < 0 || est_figures(est, &ed, &kc) < 0)
         return -1;
     m = hp < ed ? hp : ed; /* min(ed, hp) */
     *out = (m + kc * kill) * w;
@@ -894,9 +871,8 @@ static int aoo_cost(Kernel *k, PyObject *pos, int i, double *out) {
     return 0;
 }
 
-/* a strike of the actor on foe f from flat square i: [1 (none) or 2, ranged, expected damage, hit chance] (the
- * view's `_strike`, by the class of the sight line; what it is at the target's hit points, its kill chance, is the hit
- * chance times `kill_factor`) */
+/* a strike of the actor on foe f from flat square i: [1 (none) or 2, ranged, expected damage, kill chance] (the
+ * view's `_strike`, by the class of the sight line) */
 static int strike(Kernel *k, Foe *f, PyObject *pos, int i, int aimed, double out[4]) {
     PyObject *st;
     Py_ssize_t slot = (Py_ssize_t)aimed * k->w * k->h + i;
@@ -930,7 +906,7 @@ static int strike(Kernel *k, Foe *f, PyObject *pos, int i, int aimed, double out
                 return -1;
             }
             if ((ranged = PyObject_IsTrue(PyTuple_GET_ITEM(st, 1))) < 0 ||
-                est_figures(PyTuple_GET_ITEM(st, 0), &out[2], NULL, &out[3]) < 0) {
+                est_figures(PyTuple_GET_ITEM(st, 0), &out[2], &out[3]) < 0) {
                 Py_DECREF(st);
                 return -1;
             }
@@ -968,7 +944,7 @@ static int best_attack(Kernel *k, PyObject *pos, int aimed, double *out) {
         if (st[0] == 1.0)
             continue;
         ed = st[2];
-        kc = -1.0; /* the strike's, made below when it counts */
+        kc = st[3];
         if (st[1] != 0.0) {
             int blocked = line_blocked(k, i, f->ei);
             if (blocked < 0)
@@ -984,7 +960,7 @@ static int best_attack(Kernel *k, PyObject *pos, int aimed, double *out) {
                 Py_DECREF(epos);
                 if (!est)
                     return -1;
-                r = est_figures(est, &ed, &kc, NULL);
+                r = est_figures(est, &ed, &kc);
                 Py_DECREF(est);
                 if (r < 0)
                     return -1;
@@ -993,7 +969,7 @@ static int best_attack(Kernel *k, PyObject *pos, int aimed, double *out) {
             }
         }
         if (ed > 0) {
-            if ((kc < 0.0 && strike_kill(k, f, st[1] != 0.0, aimed, st[3], &kc) < 0) || foe_value(k, f, ed, kc, &v) < 0)
+            if (foe_value(k, f, ed, kc, &v) < 0)
                 return -1;
             v = v - cost;
             if (v > best)
@@ -1095,7 +1071,7 @@ static int reach_best(Kernel *k, PyObject *pos, int x, int y, int i, double *out
                 return -1;
             bad = xy(epos, &r->x, &r->y) < 0;
             Py_DECREF(epos);
-            if (bad || est_figures(r->est, &r->ed, &r->kc, NULL) < 0)
+            if (bad || est_figures(r->est, &r->ed, &r->kc) < 0)
                 return -1;
             r->foe = -1;
             for (m = 0; m < k->n_offense; m++)
@@ -2190,8 +2166,6 @@ PyMODINIT_FUNC PyInit__tactics(void) {
     INTERN(S_run, "run")
     INTERN(S_saga_sight, "saga_sight")
     INTERN(S_end, "end")
-    INTERN(S_hit_chance, "hit_chance")
-    INTERN(S_kill_factor, "kill_factor")
     INTERN(S_active, "active")
     INTERN(S_side, "side")
     INTERN(S_name, "name")

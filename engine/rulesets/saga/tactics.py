@@ -87,7 +87,6 @@ class SagaTactics:
         self._aoo_maps: dict = {}  # `_View._aoo_threats` by the enemies' signatures and squares
         self._parts: dict = {}  # `_View._attack_estimate`'s per attacker signature, weapon and aim
         self._plans: dict = {}  # `_View.plan` by attacker signature
-        self._bare: dict = {}  # target token -> the token of its signature without the hit points (`_View.bare`)
         self._serial = next(_SERIALS)  # this object's key in the maps' `saga_map_tokens`
 
     def map_token(self, g) -> int:
@@ -114,7 +113,6 @@ class SagaTactics:
                 self._first.clear()
                 self._danger.clear()
                 self._classes.clear()
-                self._bare.clear()
             got = self._tokens[key] = next(self._counter)  # never reused, even after a clear
         return got
 
@@ -375,7 +373,7 @@ class _View:
         self._me = me = token(me)
         # per enemy: its threat on the actor by square (for its square and the doors as they are) and by the sight
         # line between them (whatever the squares); the actor's strike on it likewise
-        world, mine, bare = self.world, att[a.id], tac._bare
+        world, mine = self.world, att[a.id]
         threats, offense, pairs = tac._threat, tac._offense, tac._by_pair
         for store in (threats, offense, pairs):
             if len(store) > 4096:
@@ -388,11 +386,7 @@ class _View:
             if rs.can_act(enc, e) and s["pinned_by"] is None and not s["no_attacks"]:
                 tf.append((e, threats.setdefault((ea, ep, me, world), {}), pairs.setdefault(("threat", ea, me), {}),
                            ei))
-            en = bare.get(et)
-            if en is None:
-                en = self.bare(e)
-            of.append((e, offense.setdefault((mine, et, ep, world), {}), ei, pairs.setdefault(("strike", mine, et), {}),
-                       offense.setdefault((mine, en, ep, world), {}), pairs.setdefault(("strike", mine, en), {})))
+            of.append((e, offense.setdefault((mine, et, ep, world), {}), ei, pairs.setdefault(("strike", mine, et), {})))
         s = a.state
         self._armed = not (s["no_attacks"] or s["pinned_by"] is not None or not rs.can_act(enc, a))
         self._threat: dict = {}
@@ -403,23 +397,6 @@ class _View:
         self._threats: dict | None = None
         self._melee: list | None = None
         self._approach: dict | None = None
-
-    def bare(self, u: Unit) -> int:
-        """The token of u's target signature without its hit points (cached by its target token in `tac._bare`): what
-        a strike on u depends on but for its kill chance (see `kill_factor`)."""
-        sig = _target_sig(u, self._named)
-        got = self.tac._bare[self.tgt[u.id]] = self.tac.token(sig[:3] + sig[4:])
-        return got
-
-    def kill_factor(self, e: Unit, ranged: bool, aimed: bool) -> float:
-        """What the hit chance of the actor's strike on e (`_strike`: its first ranged weapon, aimed or not, when
-        `ranged`, else its first melee weapon, never aimed) is multiplied by for the kill chance at e's hit points
-        (`rs.attack_estimate`'s `p_at_least`); the C kernel keeps strikes by targets without their hit points."""
-        a = self.a
-        n = self.first[a.id][1 if ranged else 0]
-        w = a.stats["weapons"][n]
-        _ab, expr, _mean, stun, _autofire, _careful = self._parts(a, n, w, aimed and w["kind"] != "melee")
-        return C.p_at_least(expr, e.hp * stun)
 
     def _sight(self, i: int, j: int) -> tuple[bool, bool, int, int]:
         got = self._table.get((i, j) if i <= j else (j, i))
@@ -539,7 +516,19 @@ class _View:
         cover bonus `cover` of the line between them, the same arithmetic over parts cached per attacker signature
         (attack bonus before aid, damage dice, mode); tests/perf/test_heuristic_map_queries.py holds it to the
         ruleset's on random battles."""
-        ab, expr, mean, stun, autofire, careful = self._parts(att, n, w, aimed)
+        key = (self.att[att.id], n, aimed)
+        parts = self.tac._parts.get(key)
+        if parts is None:
+            melee = w["kind"] == "melee"
+            mode = C.mode(att, n)
+            expr = C.damage_expr(att, n, aimed=aimed and not melee)
+            stun = mode == "stun"
+            if len(self.tac._parts) > 20000:
+                self.tac._parts.clear()
+            parts = self.tac._parts[key] = (
+                C.attack_bonus(att, n, None), expr, expr.mean / (2 if stun else 1), 2 if stun else 1,
+                mode == "autofire", 1 if "careful_shot" in att.stats["feats"] else 0)
+        ab, expr, mean, stun, autofire, careful = parts
         ab += C.aid_bonus(att, tgt) + extra
         defense = C.reflex(tgt, melee=band < 0)
         notes = []
@@ -556,24 +545,6 @@ class _View:
         if autofire:
             dmg += (1 - p) * mean / 2
         return Estimate(p, dmg, p * C.p_at_least(expr, tgt.hp * stun), notes)
-
-    def _parts(self, att: Unit, n: int, w: dict, aimed: bool) -> tuple:
-        """What `_attack_estimate` takes of att's weapon n (`w`) whatever the target: (attack bonus before aid, damage
-        dice, mean damage, 2 for stun damage else 1, autofire, the careful-shot bonus), cached per attacker
-        signature."""
-        key = (self.att[att.id], n, aimed)
-        parts = self.tac._parts.get(key)
-        if parts is None:
-            melee = w["kind"] == "melee"
-            mode = C.mode(att, n)
-            expr = C.damage_expr(att, n, aimed=aimed and not melee)
-            stun = mode == "stun"
-            if len(self.tac._parts) > 20000:
-                self.tac._parts.clear()
-            parts = self.tac._parts[key] = (
-                C.attack_bonus(att, n, None), expr, expr.mean / (2 if stun else 1), 2 if stun else 1,
-                mode == "autofire", 1 if "careful_shot" in att.stats["feats"] else 0)
-        return parts
 
     def decision_estimate(self, d: Decision) -> Estimate | None:
         """`rs.estimate` of an attack, full attack or charge decision from the estimate cache (None for others)."""
@@ -731,7 +702,7 @@ class _View:
             line = g._geometry.line
             i = pos[1] * g.width + pos[0]
             table = self._table
-            for e, field, ei, by_pair, _bare_field, _bare_pair in self._offense_fields:
+            for e, field, ei, by_pair in self._offense_fields:
                 got = field.get(key, _MISSING)
                 if got is _MISSING:
                     # a strike depends on the squares only through the sight line between them
