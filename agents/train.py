@@ -301,23 +301,31 @@ class _linear:
 
 
 # ---- saving ---------------------------------------------------------------------------------------
+def save_light(model, path: str | Path) -> None:
+    """model.save without what only training needs: the optimizer's moment estimates (two thirds of a checkpoint)
+    and the envs' last observations (one per env); `--resume` from such a file starts the envs afresh."""
+    from collections import defaultdict
+
+    opt = model.policy.optimizer
+    kept = opt.state
+    opt.state = defaultdict(dict)
+    try:
+        model.save(str(path), exclude=["_last_obs", "_last_episode_starts", "_last_original_obs"])
+    finally:
+        opt.state = kept
+
+
 def save_model(model, path: Path, cfg: TrainConfig, light: bool = False, **extra) -> Path:
     """model.save + the .meta.json that lets `load_policy` check the encoding.
 
-    `light` leaves out the optimizer's moment estimates (two thirds of the file): for the final model,
-    which is for playing; checkpoints keep them so that --resume continues exactly.
+    `light` (`save_light`) is for the final model, which is for playing; checkpoints keep everything so that
+    --resume continues exactly.
     """
-    from collections import defaultdict
-
     path.parent.mkdir(parents=True, exist_ok=True)
-    opt = model.policy.optimizer
-    kept = opt.state
     if light:
-        opt.state = defaultdict(dict)
-    try:
+        save_light(model, path)
+    else:
         model.save(str(path))
-    finally:
-        opt.state = kept
     if not path.name.endswith(".zip"):
         path = path.with_name(path.name + ".zip")
     e = cfg.env

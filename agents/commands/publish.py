@@ -12,14 +12,12 @@ import yaml
 
 
 def _save_light(src: Path, dest: Path) -> None:
-    """Copy a model without its optimizer's moment estimates (two thirds of a checkpoint; playing needs none)."""
-    from collections import defaultdict
-
+    """Copy a model without what only training needs (`agents.train.save_light`)."""
     from sb3_contrib import MaskablePPO
 
-    model = MaskablePPO.load(str(src), device="cpu")
-    model.policy.optimizer.state = defaultdict(dict)
-    model.save(str(dest))
+    from agents.train import save_light
+
+    save_light(MaskablePPO.load(str(src), device="cpu"), dest)
 
 
 def register(app: typer.Typer) -> None:

@@ -43,6 +43,7 @@ def test_a_published_checkpoint_leaves_its_optimizer_state_behind(tmp_path):
     src = MaskablePPO.load(f"{result['run_dir']}/{ckpt}", device="cpu")
     got = MaskablePPO.load(str(tmp_path / "zoo" / "saga" / "model.zip"), device="cpu")
     assert src.policy.optimizer.state and not got.policy.optimizer.state
+    assert src._last_obs is not None and got._last_obs is None  # nor the envs' last observations
     for a, b in zip(src.policy.parameters(), got.policy.parameters()):
         assert torch.equal(a, b)
     assert (tmp_path / "zoo" / "saga" / "model.zip").stat().st_size < 0.6 * (tmp_path / "runs").joinpath(
