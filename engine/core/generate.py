@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 
 from .grid import Grid
 from .state import Encounter
@@ -42,24 +43,19 @@ def random_map(rng: random.Random, width: int, height: int, cover: float = 0.08,
 
 
 _SEGMENT_DIRECTIONS = [(1, 0), (0, 1)]
-_FRAMES: dict[tuple[int, int], tuple[list[str], list[tuple[int, int]]]] = {}
 
 
+@lru_cache(maxsize=64)
 def _frame(width: int, height: int) -> tuple[list[str], list[tuple[int, int]]]:
     """The rows of an empty width x height map walled round, and the squares wall segments, cover and
-    terrain are drawn from (in the order the draws index them)."""
-    got = _FRAMES.get((width, height))
-    if got is None:
-        grid = [["." for _ in range(width)] for _ in range(height)]
-        for x in range(width):
-            grid[0][x] = grid[height - 1][x] = "#"
-        for y in range(height):
-            grid[y][0] = grid[y][width - 1] = "#"
-        cells = [(x, y) for y in range(1, height - 1) for x in range(2, width - 2)]
-        if len(_FRAMES) > 64:
-            _FRAMES.clear()
-        got = _FRAMES[(width, height)] = (["".join(r) for r in grid], cells)
-    return got
+    terrain are drawn from (in the order the draws index them). Shared: read, never changed."""
+    grid = [["." for _ in range(width)] for _ in range(height)]
+    for x in range(width):
+        grid[0][x] = grid[height - 1][x] = "#"
+    for y in range(height):
+        grid[y][0] = grid[y][width - 1] = "#"
+    cells = [(x, y) for y in range(1, height - 1) for x in range(2, width - 2)]
+    return ["".join(r) for r in grid], cells
 
 
 # byte -> b"1" for a square a creature can walk through (".c~"), b"0" otherwise

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import heapq
 from array import array
+from functools import lru_cache
 from typing import Iterable
 
 from .errors import InputError
@@ -450,17 +451,10 @@ class _Shape:
                       if not diag or not (mask & bit[ca] or mask & bit[cb])])  # no cutting a wall's corner
 
 
-_SHAPES: dict[tuple[int, int], _Shape] = {}
-
-
+@lru_cache(maxsize=64)
 def _shape(w: int, h: int) -> _Shape:
     """The `_Shape` of a w x h map, built once."""
-    got = _SHAPES.get((w, h))
-    if got is None:
-        if len(_SHAPES) > 64:
-            _SHAPES.clear()
-        got = _SHAPES[(w, h)] = _Shape(w, h)
-    return got
+    return _Shape(w, h)
 
 
 class _Geometry:

@@ -49,13 +49,6 @@ def _battles(rng: random.Random, n_maps: int, map_seed: int, steps: int):
         yield from (b for _ in random_walk(b, rng, steps))
 
 
-def _c_charge_end(enc, a, t):
-    g = enc.grid
-    v = T.make(RS).view(enc, a)
-    return T._native.charge_end(T.terrain_codes(g), _line_codes(g), g.width, T._METRICS[g.metric], a.pos[0],
-                                a.pos[1], t.pos[0], t.pos[1], C.speed(a), a.stats["reach"], v._sides())
-
-
 def test_charge_ends_alike():
     n = found = 0
     for rng, enc in _maps(60, seed=1):
@@ -76,7 +69,7 @@ def test_charge_ends_alike():
                 for t in units:
                     if t is not a and len({u.pos for u in units}) == len(units):
                         want = RS._charge_end(enc, a, t)
-                        assert _c_charge_end(enc, a, t) == want, (g.rows, a.pos, t.pos, a.stats["reach"])
+                        assert T.charge_end_native(enc, a, t) == want, (g.rows, a.pos, t.pos, a.stats["reach"])
                         n += 1
                         found += want is not None
                 a.stats = saved
@@ -91,7 +84,7 @@ def test_charge_ends_of_battle_states_alike():
         a = b.enc.actor
         for t in b.enc.enemies(a):
             want = RS._charge_end(b.enc, a, t)
-            assert _c_charge_end(b.enc, a, t) == want
+            assert T.charge_end_native(b.enc, a, t) == want
             n += 1
             found += want is not None
     assert n > 1000 and found > 100, (n, found)

@@ -564,10 +564,20 @@ static int band_of(const Info *in, long d) {
     return -1;
 }
 
+/* the view's map's _Geometry (a new reference), or NULL with an exception */
+static PyObject *view_geometry(Kernel *k) {
+    PyObject *geo, *g = PyObject_GetAttr(k->view, S_g);
+    if (!g)
+        return NULL;
+    geo = PyObject_GetAttr(g, S__geometry);
+    Py_DECREF(g);
+    return geo;
+}
+
 /* the sight memo of _line.h for the map's line codes (shared with _legal.c and _observe.c), once per kernel: 0, with
  * k->memo NULL when there is none to keep */
 static int open_memo(Kernel *k) {
-    PyObject *g, *geo, *d;
+    PyObject *geo, *d;
     int rc = 0;
     Py_ssize_t size = (Py_ssize_t)k->w * k->h;
     k->memo_tried = 1;
@@ -575,11 +585,7 @@ static int open_memo(Kernel *k) {
         return 0;
     if (!k->codes && !(k->codes = PyObject_CallMethodNoArgs(k->view, S_line_codes)))
         return -1;
-    if (!(g = PyObject_GetAttr(k->view, S_g)))
-        return -1;
-    geo = PyObject_GetAttr(g, S__geometry);
-    Py_DECREF(g);
-    if (!geo)
+    if (!(geo = view_geometry(k)))
         return -1;
     if (!(d = PyObject_GenericGetDict(geo, NULL))) {
         Py_DECREF(geo);
@@ -784,7 +790,7 @@ static int value(Kernel *k, PyObject *unit, PyObject *id, PyObject *est, double 
 /* whether a unit other than the actor stands strictly between flat squares i and j (_Geometry.line) */
 static int line_blocked(Kernel *k, int i, int j) {
     int buf[LINE_CAP], lo = i <= j ? i : j, hi = i <= j ? j : i, cnt, n, size = k->w * k->h;
-    PyObject *g, *geo, *line;
+    PyObject *geo, *line;
     Py_ssize_t m;
     cnt = trace_line(k->w, hi % k->w - lo % k->w, hi / k->w - lo / k->w, buf, LINE_CAP);
     if (cnt >= 0) {
@@ -795,11 +801,7 @@ static int line_blocked(Kernel *k, int i, int j) {
         }
         return 0;
     }
-    if (!(g = PyObject_GetAttr(k->view, S_g)))
-        return -1;
-    geo = PyObject_GetAttr(g, S__geometry);
-    Py_DECREF(g);
-    if (!geo)
+    if (!(geo = view_geometry(k)))
         return -1;
     line = PyObject_CallMethod(geo, "line", "ii", i, j);
     Py_DECREF(geo);

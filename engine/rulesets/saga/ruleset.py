@@ -20,7 +20,7 @@ from . import combat as C
 from . import observe as O
 from . import stats as S
 from .stats import RANGES, SIZE_ORDER
-from .tactics import _METRICS, _native as _tactics, terrain_codes
+from .tactics import charge_end_native
 
 try:  # legal_actions in C (_legal.c), built by `pip install`; legal_actions_py below otherwise
     from . import _legal
@@ -1346,20 +1346,10 @@ class SagaRuleset(Ruleset):
         return None if best is None else (best[1], self._line_path(g, a.pos, best[1]))
 
     def _charge_to(self, enc: Encounter, a: Unit, t: Unit):
-        """`_charge_end(enc, a, t)` through its C twin `_tactics.charge_end` when built (the rules are
+        """`_charge_end(enc, a, t)` through its C twin (`tactics.charge_end_native`) when built (the rules are
         `_charge_end`; tests/perf/test_saga_step_paths.py holds the two alike)."""
-        if _tactics is not None:
-            g = enc.grid
-            w, side = g.width, a.side
-            occupied = bytearray(len(g.terrain))  # per square: 1 a unit of a's side (a too), 2 an enemy
-            for u in enc.units:
-                if u.active:
-                    occupied[u.pos[1] * w + u.pos[0]] = 1 if u.side == side else 2
-            got = _tactics.charge_end(terrain_codes(g), O._line_codes(g), w, _METRICS[g.metric], a.pos[0], a.pos[1],
-                                      t.pos[0], t.pos[1], C.speed(a), a.stats["reach"], bytes(occupied))
-            if got is not NotImplemented:
-                return got
-        return self._charge_end(enc, a, t)
+        got = charge_end_native(enc, a, t)
+        return self._charge_end(enc, a, t) if got is NotImplemented else got
 
     def _charge_block(self, enc: Encounter, a: Unit, end: tuple[int, int], occ: dict) -> str | None:
         """What stops a straight charge from a to end (naming it and its square), or None: the nearest obstacle

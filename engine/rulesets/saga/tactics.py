@@ -234,6 +234,21 @@ _NO_STEP = {"wall", "heavy_cover", "window"}  # `step_costs` 0
 _DOUBLE_COST = {"difficult", "low_cover"}  # `Grid.enter_cost` 2
 
 
+def charge_end_native(enc: Encounter, a: Unit, t: Unit):
+    """`SagaRuleset._charge_end(enc, a, t)` (end square, squares walked, or None) by its C twin `charge_end`;
+    NotImplemented when that is not built or declines the case (the caller then asks the rules)."""
+    if _native is None:
+        return NotImplemented
+    g = enc.grid
+    w, side = g.width, a.side
+    sides = bytearray(len(g.terrain))  # per square: 1 a unit of a's side (a too), 2 an enemy
+    for u in enc.units:
+        if u.active:
+            sides[u.pos[1] * w + u.pos[0]] = 1 if u.side == side else 2
+    return _native.charge_end(terrain_codes(g), _line_codes(g), w, _METRICS[g.metric], a.pos[0], a.pos[1],
+                              t.pos[0], t.pos[1], C.speed(a), a.stats["reach"], bytes(sides))
+
+
 def terrain_codes(g) -> bytes:
     """Per square, what the C charges, approach fields and key squares of `_tactics.c` need of the map as its doors
     and broken objects stand, as bits: 1 a charge line may not touch it, 2 a wall, 4 entering costs double, 8 / 16
@@ -643,24 +658,11 @@ class _View:
         """`rs._charge_end` of the actor at t (end square, squares walked) or None, once per view."""
         got = self._charges.get(t.id, _MISSING)
         if got is _MISSING:
-            got = NotImplemented
-            if self.tac.native and _native:
-                g, a = self.g, self.a
-                got = _native.charge_end(terrain_codes(g), _line_codes(g), g.width, _METRICS[g.metric], a.pos[0],
-                                         a.pos[1], t.pos[0], t.pos[1], C.speed(a), a.stats["reach"], self._sides())
+            got = charge_end_native(self.enc, self.a, t) if self.tac.native else NotImplemented
             if got is NotImplemented:
                 got = self.rs._charge_end(self.enc, self.a, t)
             self._charges[t.id] = got
         return got
-
-    def _sides(self) -> bytes:
-        """Per square, 0, or 1 for an active unit of the actor's side (the actor too), 2 for one of another side."""
-        out = bytearray(self.g.width * self.g.height)
-        w, side = self.g.width, self.a.side
-        for u in self.enc.units:
-            if u.active:
-                out[u.pos[1] * w + u.pos[0]] = 1 if u.side == side else 2
-        return bytes(out)
 
     # -- offense --
     def _strike(self, e: Unit, pos, aimed: bool):
