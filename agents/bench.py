@@ -186,6 +186,7 @@ def _timed_learn(model, seconds: float, cfg) -> dict[str, Any]:
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
     from agents.callbacks import UpdateThreads
+    from agents.heap import freeze_heap
 
     pids = [p.pid for p in getattr(model.env.unwrapped, "processes", [])]
     spans: dict[str, list[float]] = {"rollout": [], "update": []}
@@ -217,6 +218,7 @@ def _timed_learn(model, seconds: float, cfg) -> dict[str, Any]:
             return not self.stop
 
     cb = Clock()
+    freeze_heap()  # as agents.train.run does
     try:
         model.learn(total_timesteps=10**9, callback=CallbackList([cb, UpdateThreads(cfg)]), progress_bar=False)
     finally:

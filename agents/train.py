@@ -33,6 +33,7 @@ from engine.policies import rule_policy
 from engine.rulesets import get_ruleset
 
 from .config import TrainConfig, load_config
+from .heap import freeze_heap
 from .policies import MaskablePolicy, write_meta
 
 RUNS = Path("runs")
@@ -446,6 +447,7 @@ def run(cfg: TrainConfig | None = None, run_dir: Path | None = None, resume: Pat
     start_steps = model.num_timesteps
     callbacks = make_callbacks(cfg, run_dir, league)
     if remaining > 0:
+        freeze_heap()
         try:
             with _sigterm_stops():
                 model.learn(total_timesteps=remaining, callback=callbacks, reset_num_timesteps=False,

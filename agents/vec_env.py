@@ -28,6 +28,8 @@ import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv
 from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper, VecEnv, VecEnvIndices, VecEnvStepReturn
 
+from .heap import freeze_heap
+
 
 class MaskedDummyVecEnv(DummyVecEnv):
     """A DummyVecEnv that keeps the action masks of its envs in one (n_envs x n) bool array, refreshed after
@@ -96,6 +98,7 @@ def _worker(remote, parent_remote, fns_wrapper: CloudpickleWrapper) -> None:
         remote.recv()
         remote.send(_Failure(traceback.format_exc()))
         return
+    freeze_heap()
     while True:
         try:
             cmd, data = remote.recv()
