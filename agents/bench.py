@@ -236,9 +236,13 @@ def _timed_learn(model, seconds: float, cfg) -> dict[str, Any]:
 
 
 def training_rate(seconds: float = 10.0, cfg_path: Path = SKIRMISH_CONFIG,
-                  overrides: list[str] | None = None) -> dict[str, Any]:
+                  overrides: list[str] | None = None, split: bool = False) -> dict[str, Any]:
     """Steps/s of the trainer (agents.train) on a config, of the same trainer on a do-nothing env, and their
-    ratio. `overrides` are `--set`-style `key.path=value` strings."""
+    ratio. `overrides` are `--set`-style `key.path=value` strings.
+
+    With `split`, also the config's trainer against random opponents only (`env.opponent=random`), under
+    "random_opponents": the env without the heuristic opponent's decisions, which tells how much of the gap to
+    the ceiling they are."""
     from agents.config import load_config
     from agents.train import build_model, make_vec_env
 
@@ -252,12 +256,19 @@ def training_rate(seconds: float = 10.0, cfg_path: Path = SKIRMISH_CONFIG,
     ceiling = _timed_learn(model_null, seconds, cfg)
     venv.close()
     null.close()
+    out = {}
+    if split:
+        rnd_cfg = load_config(cfg_path, [*(overrides or []), "env.opponent=random"])
+        rnd_venv = make_vec_env(rnd_cfg)
+        rnd = _timed_learn(build_model(rnd_cfg, rnd_venv), seconds, rnd_cfg)
+        rnd_venv.close()
+        out["random_opponents"] = {**rnd, "ratio": round(rnd["steps_per_s"] / max(1e-9, ceiling["steps_per_s"]), 3)}
     t = cfg.train
     return {"trainer": how, "n_envs": venv.num_envs, "workers": t.workers, "n_steps": model.n_steps,
             "batch_size": model.batch_size, "torch_threads": t.torch_threads,
             "update_threads": t.update_threads or t.torch_threads, "skirmish": real, "null_env": ceiling,
             "steps_per_s": real["steps_per_s"], "ceiling_steps_per_s": ceiling["steps_per_s"],
-            "ratio": round(real["steps_per_s"] / max(1e-9, ceiling["steps_per_s"]), 3)}
+            "ratio": round(real["steps_per_s"] / max(1e-9, ceiling["steps_per_s"]), 3), **out}
 
 
 # ---- (c) NPC decision latency ---------------------------------------------------------------------------
@@ -341,7 +352,7 @@ def run_all(seconds: float = 5.0, parts: tuple[str, ...] = ("engine", "policy", 
     if "policy" in parts:
         res["heuristic"] = policy_rate("heuristic", max(0.5, seconds / 2))
     if "train" in parts:
-        res["training"] = training_rate(seconds * 2, overrides=train_overrides)
+        res["training"] = training_rate(seconds * 2, overrides=train_overrides, split=split)
     if "latency" in parts:
         res["latency"] = decision_latency(latency_decisions)
     return res

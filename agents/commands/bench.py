@@ -19,7 +19,9 @@ def register(app: typer.Typer) -> None:
               latency_decisions: int = typer.Option(2000, "--decisions", min=20,
                                                     help="NPC decisions timed for the latency figure"),
               split: bool = typer.Option(False, "--split", help="engine: also the µs per decision of each part "
-                                                               "(legal, mask, observation, apply), in a second run"),
+                                                               "(legal, mask, observation, apply), in a second run; "
+                                                               "train: also the trainer against random opponents "
+                                                               "only (what the heuristic opponent costs)"),
               repeat: int = typer.Option(1, "--repeat", min=1, max=50,
                                          help="engine: measure this many times and report the median run (with "
                                               "every run's figure)")):
@@ -75,6 +77,11 @@ def register(app: typer.Typer) -> None:
                        f"{t['null_env']['steps_per_learner_cpu_s']:,.0f} per learner CPU second; rollout "
                        f"{t['null_env']['rollout_s']:.2f} s, update {t['null_env']['update_s']:.2f} s)")
             typer.echo(f"ratio     {t['ratio']:>10.3f}               (target >= {TARGETS['train_ratio']})")
+            if "random_opponents" in t:
+                r = t["random_opponents"]
+                typer.echo(f"  against random opponents only: {r['steps_per_s']:,.0f} steps/s, ratio {r['ratio']:.3f} "
+                           f"(rollout {r['rollout_s']:.2f} s, update {r['update_s']:.2f} s): the rest of the gap is the "
+                           f"heuristic opponent's decisions")
         if "latency" in res:
             lat = res["latency"]
             typer.echo(f"latency   p50 {lat['p50_ms']:.3f} ms  p99 {lat['p99_ms']:.3f} ms  "

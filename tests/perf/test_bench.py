@@ -75,6 +75,16 @@ def test_training_splits_a_cycle_into_rollout_and_update_and_times_the_workers()
     # two worker processes, each on a CPU for part of the rollouts (they wait for the learner in between)
     assert len(real["worker_busy"]) == 2 and all(0 < b <= 1.2 for b in real["worker_busy"])
     assert "worker_busy" not in t["null_env"]  # the do-nothing envs run in the learner's own process
+    assert "random_opponents" not in t
+
+
+def test_training_split_also_times_the_trainer_against_random_opponents():
+    t = bench.training_rate(0.01, cfg_path=Path("configs/saga/smoke.yaml"), split=True,
+                            overrides=["env.opponent=heuristic", "train.n_envs=2", "ppo.n_steps=16",
+                                       "ppo.batch_size=32", "ppo.n_epochs=1", "ppo.net_arch=[8]"])
+    rnd = t["random_opponents"]
+    assert rnd["steps"] >= 32 and rnd["rollout_s"] > 0
+    assert rnd["ratio"] == round(rnd["steps_per_s"] / t["ceiling_steps_per_s"], 3)
 
 
 def test_cli_prints_json_with_the_engine_figure():
