@@ -334,10 +334,21 @@ def engine_runs(seconds: float, repeat: int) -> dict[str, Any]:
     return {**mid, "runs": [r["decisions_per_s"] for r in runs]} if repeat > 1 else mid
 
 
+def training_runs(seconds: float, repeat: int, overrides: list[str] | None = None, split: bool = False,
+                  cfg_path: Path = SKIRMISH_CONFIG) -> dict[str, Any]:
+    """`training_rate` `repeat` times: the run with the median steps/s (its ceiling and ratio with it), and every
+    run's (steps/s, ratio) under "runs". Each run measures the skirmish and its ceiling back to back, so a run's
+    ratio is the steadier figure when the machine's speed drifts."""
+    runs = [training_rate(seconds, cfg_path, overrides, split=split) for _ in range(repeat)]
+    mid = sorted(runs, key=lambda r: r["steps_per_s"])[(repeat - 1) // 2]
+    return {**mid, "runs": [(r["steps_per_s"], r["ratio"]) for r in runs]} if repeat > 1 else mid
+
+
 def run_all(seconds: float = 5.0, parts: tuple[str, ...] = ("engine", "policy", "train", "latency"),
             train_overrides: list[str] | None = None, latency_decisions: int = 2000,
             split: bool = False, repeat: int = 1) -> dict[str, Any]:
-    """Every measurement, as one dict (what `tactician bench --json` prints); the engine's `repeat` times."""
+    """Every measurement, as one dict (what `tactician bench --json` prints); the engine's and the trainer's
+    `repeat` times."""
     import os
     import platform
 
@@ -352,7 +363,7 @@ def run_all(seconds: float = 5.0, parts: tuple[str, ...] = ("engine", "policy", 
     if "policy" in parts:
         res["heuristic"] = policy_rate("heuristic", max(0.5, seconds / 2))
     if "train" in parts:
-        res["training"] = training_rate(seconds * 2, overrides=train_overrides, split=split)
+        res["training"] = training_runs(seconds * 2, repeat, overrides=train_overrides, split=split)
     if "latency" in parts:
         res["latency"] = decision_latency(latency_decisions)
     return res

@@ -23,8 +23,8 @@ def register(app: typer.Typer) -> None:
                                                                "train: also the trainer against random opponents "
                                                                "only (what the heuristic opponent costs)"),
               repeat: int = typer.Option(1, "--repeat", min=1, max=50,
-                                         help="engine: measure this many times and report the median run (with "
-                                              "every run's figure)")):
+                                         help="engine and train: measure this many times and report the median "
+                                              "run (with every run's figure)")):
         """Measure speed: engine decisions/s (mask + observation + apply, 4v4 Saga 16x16, one core),
         training steps/s end to end vs the same trainer on a do-nothing env, and per-decision latency."""
         from agents.bench import TARGETS, run_all
@@ -77,6 +77,9 @@ def register(app: typer.Typer) -> None:
                        f"{t['null_env']['steps_per_learner_cpu_s']:,.0f} per learner CPU second; rollout "
                        f"{t['null_env']['rollout_s']:.2f} s, update {t['null_env']['update_s']:.2f} s)")
             typer.echo(f"ratio     {t['ratio']:>10.3f}               (target >= {TARGETS['train_ratio']})")
+            if "runs" in t:
+                typer.echo(f"  the median of {len(t['runs'])} runs (steps/s, ratio): "
+                           + ", ".join(f"{sps:,.0f} / {ratio:.3f}" for sps, ratio in t["runs"]))
             if "random_opponents" in t:
                 r = t["random_opponents"]
                 typer.echo(f"  against random opponents only: {r['steps_per_s']:,.0f} steps/s, ratio {r['ratio']:.3f} "

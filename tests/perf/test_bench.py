@@ -87,6 +87,14 @@ def test_training_split_also_times_the_trainer_against_random_opponents():
     assert rnd["ratio"] == round(rnd["steps_per_s"] / t["ceiling_steps_per_s"], 3)
 
 
+def test_training_repeat_reports_the_median_run_and_every_run():
+    small = ["train.n_envs=2", "ppo.n_steps=16", "ppo.batch_size=32", "ppo.n_epochs=1", "ppo.net_arch=[8]"]
+    t = bench.training_runs(0.01, 3, small, cfg_path=Path("configs/saga/smoke.yaml"))
+    assert len(t["runs"]) == 3
+    assert (t["steps_per_s"], t["ratio"]) == sorted(t["runs"])[1]  # the median run, with its own ratio
+    assert "runs" not in bench.training_runs(0.01, 1, small, cfg_path=Path("configs/saga/smoke.yaml"))
+
+
 def test_cli_prints_json_with_the_engine_figure():
     args = ["--seconds", "0.05", "--only", "engine", "--json"]
     res = CliRunner().invoke(app, args)
