@@ -82,7 +82,7 @@ class Battle:
         if enc.winner is not None:
             raise IllegalAction(f"the battle is over ({enc.winner} won)" if enc.winner != "draw"
                                 else "the battle is over (a draw)")
-        if decision not in (self._legal if self._legal_version == enc.version else self.legal()):
+        if not self.is_legal(decision):
             raise IllegalAction(rs.why_illegal(enc, enc.actor, decision))
         actor = enc.units[enc.order[enc.turn]]  # there is one: something is legal
         enc.version += 1

@@ -78,10 +78,17 @@ def test_training_splits_a_cycle_into_rollout_and_update_and_times_the_workers()
     assert "random_opponents" not in t
 
 
-def test_training_split_also_times_the_trainer_against_random_opponents():
+def test_training_split_also_times_the_trainer_against_random_opponents(monkeypatch):
+    import agents.train
+
+    made = []  # each trainer's opponent stages, in the order the vec envs are built
+    real = agents.train.make_vec_env
+    monkeypatch.setattr(agents.train, "make_vec_env",
+                        lambda cfg, *a, **k: made.append(cfg.env.opponent.stages) or real(cfg, *a, **k))
     t = bench.training_rate(0.01, cfg_path=Path("configs/saga/smoke.yaml"), split=True,
                             overrides=["env.opponent=heuristic", "train.n_envs=2", "ppo.n_steps=16",
                                        "ppo.batch_size=32", "ppo.n_epochs=1", "ppo.net_arch=[8]"])
+    assert [[(s.heuristic, s.random) for s in stages] for stages in made] == [[(1.0, 0.0)], [(0.0, 1.0)]]
     rnd = t["random_opponents"]
     assert rnd["steps"] >= 32 and rnd["rollout_s"] > 0
     assert rnd["ratio"] == round(rnd["steps_per_s"] / t["ceiling_steps_per_s"], 3)

@@ -204,7 +204,6 @@ def test_estimates_at_other_hit_points_are_the_rulesets():
         e = b.enc
         units = [u for u in e.units if u.active]
         for a in units:
-            v = tac.view(e, a)
             for t in units:
                 if t is a:
                     continue

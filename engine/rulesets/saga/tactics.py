@@ -538,8 +538,7 @@ class _View:
             mode = C.mode(att, n)
             expr = C.damage_expr(att, n, aimed=aimed and not melee)
             stun = mode == "stun"
-            if len(self.tac._parts) > 20000:
-                self.tac._parts.clear()
+            self.tac._trim(self.tac._parts)
             parts = self.tac._parts[key] = (
                 C.attack_bonus(att, n, None), expr, expr.mean / (2 if stun else 1), 2 if stun else 1,
                 mode == "autofire", 1 if "careful_shot" in att.stats["feats"] else 0)
@@ -649,8 +648,7 @@ class _View:
         if got is None:
             got = self.rs._full_attack_plan(u)
             if key is not None:
-                if len(self.tac._plans) > 20000:
-                    self.tac._plans.clear()
+                self.tac._trim(self.tac._plans)
                 self.tac._plans[key] = got
         return got
 
