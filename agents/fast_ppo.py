@@ -18,9 +18,10 @@ What differs from `sb3_contrib.MaskablePPO`, and why it learns the same thing:
   * Adam runs fused (one kernel per step instead of ~10 ops per parameter tensor; the same update);
   * optionally (`update_threads`, a ThreadChooser) the updates' torch thread count is picked from timed
     minibatches, since on a shared machine a second thread can make them several times slower;
-  * with env worker processes (`pipeline`, ShardedVecEnv `set_prefetch`) each worker's envs get their next
-    actions as soon as their step is read, in worker order: the same samples from the same generator, so the
-    same rollouts, with less waiting for the slower worker.
+  * with env worker processes (`pipeline`, ShardedVecEnv `set_prefetch`) each group of envs gets its next
+    actions as soon as its step is read: the same samples from the same generator (a step's uniforms are drawn
+    for all envs at once), so the same rollouts, with less waiting for the slower worker (with several groups a
+    worker, the network runs on fewer rows at a time, and its floats round differently).
 
 The policy is the standard `MaskableActorCriticPolicy` (`"MlpPolicy"`) and nothing of this class goes into a
 saved zip: models save and load as plain MaskablePPO models (`MaskablePPO.load` reads them, and
@@ -89,16 +90,18 @@ def masked_log_prob_entropy(logits: th.Tensor, masks: th.Tensor, actions: th.Ten
     return _MaskedCategoricalStats.apply(logits, masks, actions)
 
 
-def masked_sample(logits: th.Tensor, masks: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+def masked_sample(logits: th.Tensor, masks: th.Tensor, u: th.Tensor | None = None) -> tuple[th.Tensor, th.Tensor]:
     """(actions, their log-probabilities): one action per row drawn from the masked categorical.
 
     Inverse transform sampling: the first action whose cumulative probability exceeds u * total, with u
-    uniform in [0, 1) from torch's global generator (seeded by the model's seed); what torch.multinomial does
-    with replacement, without its overhead (~1.4 ms for 32 rows of 1,519). An action of probability 0 (a
-    masked one) never comes out: the cumulative sum does not rise at it."""
+    uniform in [0, 1) (rows x 1: `u`, else drawn from torch's global generator, seeded by the model's seed); what
+    torch.multinomial does with replacement, without its overhead (~1.4 ms for 32 rows of 1,519). An action of
+    probability 0 (a masked one) never comes out: the cumulative sum does not rise at it."""
     masked = th.where(masks, logits, th.tensor(MASKED_LOGIT, dtype=logits.dtype))
     cdf = th.softmax(masked, dim=-1).cumsum(dim=-1)
-    u = th.rand((cdf.shape[0], 1), dtype=cdf.dtype) * cdf[:, -1:]
+    if u is None:
+        u = th.rand((cdf.shape[0], 1), dtype=cdf.dtype)
+    u = u * cdf[:, -1:]
     actions = th.searchsorted(cdf, u, right=True).squeeze(1)
     past = actions >= cdf.shape[1]
     if bool(past.any()):  # u * total rounded up to the total: the last action of non-zero probability
@@ -331,24 +334,31 @@ class FastMaskablePPO(MaskablePPO):
         with th.no_grad():
             act = self._acting_net()
 
-        def choose(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, th.Tensor, th.Tensor, np.ndarray]:
+        def choose(obs: np.ndarray, masks: np.ndarray, u: th.Tensor | None = None
+                   ) -> tuple[np.ndarray, th.Tensor, th.Tensor, np.ndarray]:
             with th.no_grad():
                 logits, values = act(obs_as_tensor(obs, self.device))
-                actions_t, log_probs = masked_sample(logits, th.as_tensor(masks, dtype=th.bool))
+                actions_t, log_probs = masked_sample(logits, th.as_tensor(masks, dtype=th.bool), u)
             return actions_t.numpy(), values, log_probs, masks
 
-        # pipelined: each worker's envs get their next actions as soon as they have stepped (ShardedVecEnv
-        # `set_prefetch`), in worker order, so a worker steps on while the learner waits for the others
+        # pipelined: each group of envs gets its next actions as soon as it has stepped (ShardedVecEnv
+        # `set_prefetch`), so its worker steps on while the learner waits for the others
         sharded = env.unwrapped if self.pipeline else None
         if not (isinstance(sharded, ShardedVecEnv) and len(sharded.shards) > 1):
             sharded = None
         # the actions of steps under way: left by a rollout that a callback stopped after they were sent
         prefetched: dict[int, tuple] = self.__dict__.pop("_prefetched", None) or {}
+        # a step's uniforms, drawn for all envs at once when its first group is acted for: what the lockstep
+        # `choose` draws, whatever order the groups come in
+        uniforms: list[th.Tensor] = []
 
         def prefetch(k: int, obs: np.ndarray, masks: np.ndarray | None):
             if n_steps + 1 >= n_rollout_steps or masks is None:  # the rollout's last step: nothing after it
                 return None
-            prefetched[k] = choose(obs, masks)
+            if not prefetched:
+                uniforms[:] = [th.rand((env.num_envs, 1))]
+            group = sharded.shards[k]
+            prefetched[k] = choose(obs, masks, uniforms[0][group[0]:group[-1] + 1])
             return prefetched[k][0]
 
         if sharded is not None:

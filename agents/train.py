@@ -175,7 +175,8 @@ def make_vec_env(cfg: TrainConfig, league: League | None = None):
         return make
 
     fns = [factory(i) for i in range(cfg.train.n_envs)]
-    venv = VecMonitor(ShardedVecEnv(fns, cfg.train.workers) if cfg.train.workers > 1 else MaskedDummyVecEnv(fns))
+    t = cfg.train
+    venv = VecMonitor(ShardedVecEnv(fns, t.workers, groups=t.worker_groups) if t.workers > 1 else MaskedDummyVecEnv(fns))
     venv.seed(seed)
     venv.league = league
     return venv

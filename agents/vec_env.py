@@ -7,9 +7,12 @@ own work; a Tactician env step is not (the heuristic opponent alone costs ~0.5-1
 process only gathers the results. Everything else behaves as a DummyVecEnv: seeds, auto-reset with
 `terminal_observation`, `env_method` (MaskablePPO's `action_masks`), `get_attr` / `set_attr`.
 
-With `set_prefetch` the stepping is pipelined: the learner acts for a worker's envs as soon as their step is
-read, and that worker starts the next step while the learner reads and acts for the others (agents/fast_ppo.py
-does this when `train.pipeline` is on); the rollouts are the same, the workers wait less.
+With `set_prefetch` the stepping is pipelined: the learner acts for a group of envs as soon as their step is
+read, and their worker starts that group's next step while the learner reads and acts for the others
+(agents/fast_ppo.py does this when `train.pipeline` is on); the rollouts are the same, the workers wait less.
+With `groups` > 1 each worker holds that many groups of envs and steps them in turn, so that it has a group to
+step while the learner reads and acts for the one it has just stepped; a worker's answers go out from a thread
+of its own, so it does not wait for the learner to read them either.
 
 Both vec envs here (ShardedVecEnv, and MaskedDummyVecEnv for the envs in the learner's process) also collect
 every env's action mask after each step and reset into one array, `stacked_action_masks()`, which the trainer
@@ -18,13 +21,16 @@ reads instead of calling `action_masks` on each env at each step (agents/fast_pp
 from __future__ import annotations
 
 import multiprocessing as mp
+import queue
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from multiprocessing.reduction import ForkingPickler
 from stable_baselines3.common.vec_env import DummyVecEnv
 from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper, VecEnv, VecEnvIndices, VecEnvStepReturn
 
@@ -72,6 +78,28 @@ class MaskedDummyVecEnv(DummyVecEnv):
         return (self._obs_from_buf(), np.copy(self.buf_rews), np.copy(self.buf_dones),
                 [dict(info) for info in self.buf_infos])
 
+    def step_slice(self, lo: int, hi: int, actions: np.ndarray) -> tuple:
+        """Step envs lo..hi-1 only, with `actions` (one per env of the slice): their (observations, rewards, dones,
+        infos, reset infos, masks or None), as `step`, `reset_infos` and `stacked_action_masks` give them."""
+        fns, masks = self._mask_fns, self._masks
+        for i in range(lo, hi):
+            env = self.envs[i]
+            obs, self.buf_rews[i], terminated, truncated, info = env.step(actions[i - lo])
+            done = self.buf_dones[i] = terminated or truncated
+            info["TimeLimit.truncated"] = truncated and not terminated
+            if done:
+                info["terminal_observation"] = obs
+                obs, self.reset_infos[i] = env.reset()
+            self.buf_infos[i] = info
+            self._save_obs(i, obs)
+            if fns is not None:
+                masks[i] = fns[i]()
+        if not self._box:
+            raise TypeError("step_slice steps envs with Box observations only")
+        return (self.buf_obs[None][lo:hi].copy(), self.buf_rews[lo:hi].copy(), self.buf_dones[lo:hi].copy(),
+                [dict(info) for info in self.buf_infos[lo:hi]], self.reset_infos[lo:hi],
+                None if masks is None else masks[lo:hi].copy())
+
     def reset(self):
         obs = super().reset()
         if self._mask_fns is not None:
@@ -90,6 +118,33 @@ class _Failure:
         self.text = text
 
 
+class _Sender:
+    """A worker's answers, pickled in its main thread and written to the pipe in order by a thread of their own: an
+    answer larger than the pipe's buffer (a step's observations are) would otherwise hold the worker until the
+    learner has read it."""
+
+    def __init__(self, remote):
+        self.remote = remote
+        self.queue: queue.SimpleQueue = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def send(self, obj) -> None:
+        self.queue.put(ForkingPickler.dumps(obj))
+
+    def _run(self) -> None:
+        while (buf := self.queue.get()) is not None:
+            try:
+                self.remote.send_bytes(buf)
+            except OSError:  # the learner's end is closed: nothing more to tell it
+                return
+
+    def close(self) -> None:
+        """Send what is queued, then stop."""
+        self.queue.put(None)
+        self.thread.join(timeout=5)
+
+
 def _worker(remote, parent_remote, fns_wrapper: CloudpickleWrapper) -> None:
     parent_remote.close()
     try:
@@ -99,58 +154,81 @@ def _worker(remote, parent_remote, fns_wrapper: CloudpickleWrapper) -> None:
         remote.send(_Failure(traceback.format_exc()))
         return
     freeze_heap()
+    out = _Sender(remote)
+    try:
+        _serve(remote, out, venv)
+    finally:
+        out.close()
+
+
+def _serve(remote, out: _Sender, venv: MaskedDummyVecEnv) -> None:
+    """A worker's command loop; its answers go out through `out`."""
     while True:
         try:
             cmd, data = remote.recv()
         except (EOFError, KeyboardInterrupt):
             return
         try:
-            if cmd == "step":
-                obs, rews, dones, infos = venv.step(data)
-                remote.send((obs, rews, dones, infos, venv.reset_infos, venv.stacked_action_masks()))
+            if cmd == "step":  # one group's (first env, end, actions)
+                out.send(venv.step_slice(*data))
             elif cmd == "reset":
                 venv._seeds, venv._options = list(data[0]), list(data[1])
                 obs = venv.reset()
-                remote.send((obs, venv.reset_infos, venv.stacked_action_masks()))
+                out.send((obs, venv.reset_infos, venv.stacked_action_masks()))
             elif cmd == "env_method":
                 name, args, kwargs, idx = data
-                remote.send(venv.env_method(name, *args, indices=idx, **kwargs))
+                out.send(venv.env_method(name, *args, indices=idx, **kwargs))
             elif cmd == "get_attr":
-                remote.send(venv.get_attr(data[0], indices=data[1]))
+                out.send(venv.get_attr(data[0], indices=data[1]))
             elif cmd == "set_attr":
-                remote.send(venv.set_attr(data[0], data[1], indices=data[2]))
+                out.send(venv.set_attr(data[0], data[1], indices=data[2]))
             elif cmd == "has_attr":
-                remote.send(venv.has_attr(data))
+                out.send(venv.has_attr(data))
             elif cmd == "is_wrapped":
-                remote.send(venv.env_is_wrapped(data[0], indices=data[1]))
+                out.send(venv.env_is_wrapped(data[0], indices=data[1]))
             elif cmd == "spaces":
-                remote.send((venv.observation_space, venv.action_space))
+                out.send((venv.observation_space, venv.action_space))
             elif cmd == "close":
                 venv.close()
-                remote.close()
                 return
             else:
                 raise NotImplementedError(f"ShardedVecEnv worker: unknown command {cmd!r}")
         except Exception:  # noqa: BLE001 - reported to the learner's process, which raises it
-            remote.send(_Failure(traceback.format_exc()))
+            out.send(_Failure(traceback.format_exc()))
 
 
 class ShardedVecEnv(VecEnv):
-    """`len(env_fns)` envs over `workers` processes (at most one per env), in order: worker k holds a
-    contiguous block of the envs. The observation space must be a Box (stacked as one array)."""
+    """`len(env_fns)` envs over `workers` processes (at most one per env), in order: each worker holds a
+    contiguous block of the envs, cut into `groups` groups (at most one per env) that it steps one at a time.
+    `shards` lists the groups (their env indices, in env order). The observation space must be a Box (stacked as
+    one array)."""
 
-    def __init__(self, env_fns: list[Callable[[], gym.Env]], workers: int = 2, start_method: str | None = None):
+    def __init__(self, env_fns: list[Callable[[], gym.Env]], workers: int = 2, start_method: str | None = None,
+                 groups: int = 1):
         n = len(env_fns)
         if n < 1:
             raise ValueError("ShardedVecEnv needs at least one env")
         workers = max(1, min(workers, n))
-        self.shards = [list(map(int, s)) for s in np.array_split(np.arange(n), workers)]
+        self._blocks = [list(map(int, s)) for s in np.array_split(np.arange(n), workers)]
+        self.shards: list[list[int]] = []
+        self._worker_of: list[int] = []  # per group: its worker
+        self._slice: list[tuple[int, int]] = []  # per group: its envs among its worker's (first, end)
+        self._order: list[tuple[int, int]] = []  # (rank in its worker, worker) per group, sorted below
+        for w, block in enumerate(self._blocks):
+            for rank, part in enumerate(np.array_split(np.arange(len(block)), max(1, min(groups, len(block))))):
+                self._order.append((rank, w, len(self.shards)))
+                self.shards.append([block[int(i)] for i in part])
+                self._worker_of.append(w)
+                self._slice.append((int(part[0]), int(part[-1]) + 1))
+        # answers are read the workers' first groups first, then their second ones, ...: a worker answers in the
+        # order its groups were sent, which is this order too
+        self._order = [k for _, _, k in sorted(self._order)]
         ctx = mp.get_context(start_method or ("fork" if sys.platform.startswith("linux") else "spawn"))
         self.remotes, self.processes = [], []
-        for shard in self.shards:
+        for block in self._blocks:
             remote, work_remote = ctx.Pipe()
             p = ctx.Process(target=_worker, daemon=True,
-                            args=(work_remote, remote, CloudpickleWrapper([env_fns[i] for i in shard])))
+                            args=(work_remote, remote, CloudpickleWrapper([env_fns[i] for i in block])))
             p.start()
             work_remote.close()
             self.remotes.append(remote)
@@ -158,7 +236,7 @@ class ShardedVecEnv(VecEnv):
         self.waiting = self.closed = False
         self._masks: np.ndarray | None = None
         self._prefetch: Callable[[int, np.ndarray, np.ndarray | None], np.ndarray | None] | None = None
-        self._sent = [False] * len(self.shards)  # a step of the worker's envs under way (its answer not read)
+        self._sent = [False] * len(self.shards)  # a step of the group's envs under way (its answer not read)
         self._early: list[Any] = [None] * len(self.shards)  # answers read before step_wait (`_settle`)
         try:
             self.remotes[0].send(("spaces", None))
@@ -182,32 +260,38 @@ class ShardedVecEnv(VecEnv):
 
     # ---- stepping ----------------------------------------------------------------------------------------
     def set_prefetch(self, fn: Callable[[int, np.ndarray, np.ndarray | None], np.ndarray | None] | None) -> None:
-        """Pipelined stepping: `step_wait` calls `fn(k, obs, masks)` as soon as worker k's envs have stepped,
-        with their new observations and masks, in worker order. An array it returns is the actions of their next
-        step, sent at once, so that worker steps on while the learner waits for the others and acts for them;
-        the next `step_async` then sends nothing to worker k, its actions being those already sent. None: no
-        next step sent. The learner's rollout loop (agents/fast_ppo.py) sets it; None switches it off."""
+        """Pipelined stepping: `step_wait` calls `fn(k, obs, masks)` as soon as group k's envs (`shards[k]`) have
+        stepped, with their new observations and masks, in the order it reads the groups (each worker's first
+        group, then each worker's second, ...). An array it returns is the actions of their next step, sent at
+        once, so that their worker steps them on while the learner waits for the others and acts for them; the
+        next `step_async` then sends nothing for group k, its actions being those already sent. None: no next
+        step sent. The learner's rollout loop (agents/fast_ppo.py) sets it; None switches it off."""
         self._prefetch = fn
 
+    def _send_step(self, k: int, actions: np.ndarray) -> None:
+        lo, hi = self._slice[k]
+        self.remotes[self._worker_of[k]].send(("step", (lo, hi, actions)))
+        self._sent[k] = True
+
     def step_async(self, actions: np.ndarray) -> None:
-        for k, (remote, shard) in enumerate(zip(self.remotes, self.shards)):
+        for k in self._order:
             if not self._sent[k]:  # else the prefetch has sent this step's actions already
-                remote.send(("step", actions[shard[0]:shard[-1] + 1]))
-                self._sent[k] = True
+                shard = self.shards[k]
+                self._send_step(k, actions[shard[0]:shard[-1] + 1])
         self.waiting = True
 
     def step_wait(self):
         self.waiting = False
-        results = []
-        for k, remote in enumerate(self.remotes):
-            got, self._early[k] = (self._early[k] if self._early[k] is not None else remote.recv()), None
+        results: list[Any] = [None] * len(self.shards)
+        for k in self._order:
+            got, self._early[k] = (self._early[k] if self._early[k] is not None
+                                   else self.remotes[self._worker_of[k]].recv()), None
             self._sent[k] = False
-            results.append(got)
+            results[k] = got
             if self._prefetch is not None and not isinstance(got, _Failure):
                 nxt = self._prefetch(k, got[0], got[5])
                 if nxt is not None:
-                    remote.send(("step", nxt))
-                    self._sent[k] = True
+                    self._send_step(k, nxt)
         for g in results:
             if isinstance(g, _Failure):
                 self._settle()
@@ -231,16 +315,16 @@ class ShardedVecEnv(VecEnv):
     def _settle(self) -> None:
         """Read the answers of steps under way (a prefetched step the learner has not asked for yet) and keep
         them for the next `step_wait`, so that the workers can answer another command."""
-        for k, remote in enumerate(self.remotes):
+        for k in self._order:
             if self._sent[k] and self._early[k] is None:
-                self._early[k] = remote.recv()
+                self._early[k] = self.remotes[self._worker_of[k]].recv()
 
     def reset(self):
         self._settle()
         self._sent = [False] * len(self.shards)  # a reset replaces whatever those steps did
         self._early = [None] * len(self.shards)
-        for remote, shard in zip(self.remotes, self.shards):
-            remote.send(("reset", ([self._seeds[i] for i in shard], [self._options[i] for i in shard])))
+        for remote, block in zip(self.remotes, self._blocks):
+            remote.send(("reset", ([self._seeds[i] for i in block], [self._options[i] for i in block])))
         results = self._gather(self.remotes)
         self.reset_infos = [info for r in results for info in r[1]]
         self._keep_masks([r[2] for r in results])
@@ -272,10 +356,10 @@ class ShardedVecEnv(VecEnv):
         """Per worker holding any of `indices`: (worker, local indices, positions in the answer)."""
         wanted = list(self._get_indices(indices))
         out = []
-        for k, shard in enumerate(self.shards):
-            pos = [j for j, i in enumerate(wanted) if shard[0] <= i <= shard[-1]]
+        for k, block in enumerate(self._blocks):
+            pos = [j for j, i in enumerate(wanted) if block[0] <= i <= block[-1]]
             if pos:
-                out.append((k, [wanted[j] - shard[0] for j in pos], pos))
+                out.append((k, [wanted[j] - block[0] for j in pos], pos))
         return out
 
     def _ask(self, indices: VecEnvIndices, make_message) -> list[Any]:

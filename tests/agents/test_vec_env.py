@@ -13,13 +13,13 @@ def _fns(n):
             for i in range(n)]
 
 
-def _make(kind, n):
-    return MaskedDummyVecEnv(_fns(n)) if kind == "masked" else ShardedVecEnv(_fns(n), workers=kind)
+def _make(kind, n, groups=1):
+    return MaskedDummyVecEnv(_fns(n)) if kind == "masked" else ShardedVecEnv(_fns(n), workers=kind, groups=groups)
 
 
-@pytest.mark.parametrize("workers", [1, 2, 3, "masked"])
-def test_sharded_steps_as_dummy(workers):
-    dummy, sharded = DummyVecEnv(_fns(5)), _make(workers, 5)
+@pytest.mark.parametrize("workers,groups", [(1, 1), (2, 1), (3, 1), ("masked", 1), (2, 2), (1, 3)])
+def test_sharded_steps_as_dummy(workers, groups):
+    dummy, sharded = DummyVecEnv(_fns(5)), _make(workers, 5, groups)
     try:
         assert sharded.num_envs == 5 and sharded.action_space == dummy.action_space
         dummy.seed(7)
@@ -53,6 +53,18 @@ def test_sharded_steps_as_dummy(workers):
     finally:
         sharded.close()
         dummy.close()
+
+
+def test_groups_cut_each_workers_block_and_are_read_each_workers_first_then_second():
+    sharded = ShardedVecEnv(_fns(7), workers=2, groups=2)
+    try:
+        assert sharded.shards == [[0, 1], [2, 3], [4, 5], [6]]  # workers hold envs 0-3 and 4-6
+        assert sharded._order == [0, 2, 1, 3]
+        small = _make(2, 3, groups=5)
+        assert len(small.shards) == 3  # at most one group an env
+        small.close()
+    finally:
+        sharded.close()
 
 
 def test_close_ends_the_workers():
