@@ -161,6 +161,14 @@ class HeuristicPolicy(Policy):
         if len(legal) == 1:
             return [(legal[0], 0.0)]
         tac = tactics_for(battle.ruleset)
+        if best and _end_beats_all(tac, legal):
+            # what the loops below pick, without their work: the same jitter draws, one per legal decision
+            if type(self._rng) is random.Random:
+                self._rng.getrandbits(64 * len(legal))  # as many words as len(legal) random() calls take
+            else:
+                for _ in legal:
+                    self._rng.random()
+            return [(END, 0.0)]
         t = _Turn(battle, tac, prune, self._memo, self.native, self._budgets)
         jitter = self._rng.random
         if t.k is not None:  # the same loop in C (the draws of a plain random.Random taken at once there)
@@ -176,6 +184,20 @@ class HeuristicPolicy(Policy):
             if kind is not None:
                 out.append((d, score(d, kind) + 1e-6 * j))
         return out
+
+
+def _end_beats_all(tac, legal: list[Decision]) -> bool:
+    """Whether ending the turn outscores every other legal decision whatever the square values: all the others are
+    actions of a constant value below 0 (`constant_misc`, added to the same `pos_value(here)` that ending the turn
+    scores; the jitter is 1e-6 at most), as when a unit that has acted may only drop or holster something."""
+    constant = getattr(tac, "constant_misc", None)
+    if not constant:
+        return False
+    kind = tac.kind
+    for d in legal:
+        if d != END and not (constant.get(d.action, 0.0) < -1e-3 and kind(d) == "misc"):
+            return False
+    return END in legal
 
 
 class _Turn:

@@ -239,3 +239,37 @@ def test_opens_a_closed_door_to_reach_the_enemy():
         b.step(d)
     assert b.enc.units[0].pos[0] == 3 and "manipulate" in actions
     assert b.enc.grid.index(4, 2) in b.enc.grid.open_doors
+
+
+def test_a_turn_left_with_nothing_but_waste_ends_without_scoring_and_draws_the_same(monkeypatch):
+    """When every decision but ending the turn is a wasteful constant (drop, holster, fall prone...), `choose` ends
+    the turn without scoring anything: the same decision the full scoring picks, and the generator left where the
+    full scoring leaves it (one jitter draw per legal decision), so the rest of the battle plays the same."""
+    import random
+
+    from engine.core.generate import random_encounter
+    from engine.policies import heuristic as H
+    from tests.battle_walk import random_walk
+
+    shortcuts = []
+    real = H._end_beats_all
+
+    def counted(tac, legal):
+        got = real(tac, legal)
+        shortcuts.append(got)
+        return got
+    monkeypatch.setattr(H, "_end_beats_all", counted)
+    fast, full = HeuristicPolicy(seed=3), HeuristicPolicy(seed=3)
+    rng = random.Random(11)
+    for k in range(12):
+        b = Battle(random_encounter(RS, random.Random(k), 12, 12, sizes=(1, 3)), RS, SeededDice(k))
+        b.start()
+        for _ in random_walk(b, rng, 60):
+            n = len(shortcuts)
+            got = fast.choose(b)
+            scored = full._scores(b, prune=True)  # every decision scored, the jitter drawn for each
+            assert got == max(scored, key=lambda x: x[1])[0]
+            assert fast._rng.getstate() == full._rng.getstate()
+            if len(shortcuts) > n and shortcuts[-1]:
+                assert got == END and len(b.legal()) > 1
+    assert sum(shortcuts) >= 20  # the shortcut was taken, and agreed each time
