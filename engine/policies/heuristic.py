@@ -173,7 +173,8 @@ class HeuristicPolicy(Policy):
         jitter = self._rng.random
         if t.k is not None:  # the same loop in C (the draws of a plain random.Random taken at once there)
             rng = self._rng if type(self._rng) is random.Random else jitter
-            out = t.k.scores(legal, t.kinds, rng, t.score, t.square_base, t.constants(legal), t.a.pos, best)
+            out = t.k.scores(legal, t.kinds, rng, t.score, t.square_base, getattr(tac, "constant_misc", {}),
+                             t.a.pos, best)
             t.k = t.pos_value = t.best_attack = None  # the kernel refers back to the turn
             return out
         score = t.score
@@ -499,33 +500,10 @@ class _Turn:
             if not self.can_attack_after(d) or self.fleeing:
                 return self.pos_value(a.pos) - 0.5
             return self.best_attack(a.pos, aimed=True) + self.pos_value(a.pos)
-        return self.v.misc_value(d, self.threat_here(), self.can_strike) + self.pos_value(a.pos)
-
-    def constants(self, legal: list[Decision]) -> dict[str, float]:
-        """For the kernel's loop: per action, the score of its decisions less `pos_value(here)` where that is the same
-        for all of them: the tactics' `constant_misc`, and this turn's value of aiming and of the misc actions whose
-        value depends on the action alone (the tactics' `misc_by_action`), each as `score` gives it."""
-        tac = self.tac
-        out = getattr(tac, "constant_misc", {})
-        by_action = getattr(tac, "misc_by_action", ())
-        copied = False
-        for d, kind in zip(legal, self.kinds):
-            act = d.action
-            if (kind == "aim" or (kind == "misc" and act in by_action)) and not (copied and act in out):
-                if not copied:
-                    out, copied = dict(out), True
-                if kind == "aim":
-                    out[act] = -0.5 if not self.can_attack_after(d) else self.best_attack(self.a.pos, aimed=True)
-                else:
-                    out[act] = self.v.misc_value(d, self.threat_here(), self.can_strike)
-        return out
-
-    def threat_here(self) -> float:
-        """The threat on the actor's own square."""
         threat = self._threat_here
         if threat is None:
-            threat = self._threat_here = self.k.threat(self.a.pos) if self.k is not None else self.v.threat(self.a.pos)
-        return threat
+            threat = self._threat_here = self.k.threat(a.pos) if self.k is not None else self.v.threat(a.pos)
+        return self.v.misc_value(d, threat, self.can_strike) + self.pos_value(a.pos)
 
     def estimate(self, d: Decision):
         """The ruleset's estimate of d, through the view's cache when it has one."""

@@ -1390,8 +1390,8 @@ static double *random_draws(PyObject *rng, Py_ssize_t n) {
 /* scores(legal, kinds, jitter, score, square_base, constant, here, best=False) -> [(decision, score)]: the loop of
  * `HeuristicPolicy._scores`: one `jitter()` per legal decision (jitter not callable: a random.Random, whose random()
  * draws are taken all at once by `random_draws`); pruned ones (kind None) left out; a move, withdrawal
- * or run scored here from `square_base(action, kind)` (asked once per action); any other decision whose action has
- * a `constant` value scored as that plus `pos_value(here)`; an end of turn as `pos_value(here)`; anything else by
+ * or run scored here from `square_base(action, kind)` (asked once per action); a misc decision whose action has a
+ * `constant` value scored as that plus `pos_value(here)`; an end of turn as `pos_value(here)`; anything else by
  * `score(decision, kind)`. With `best`, the
  * list holds only the first of the best scored (what `max` picks from the whole list). */
 static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t nargs) {
@@ -1457,7 +1457,7 @@ static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t narg
             if (err < 0)
                 goto fail;
         } else {
-            PyObject *c = PyUnicode_Compare(kind, S_end) != 0 ? PyDict_GetItemWithError(constant, act) : NULL, *r;
+            PyObject *c = PyUnicode_Compare(kind, S_misc) == 0 ? PyDict_GetItemWithError(constant, act) : NULL, *r;
             int end = !c && !PyErr_Occurred() && PyUnicode_Compare(kind, S_end) == 0;
             if (c || end) {
                 v = end ? 0.0 : as_double(c, &err);

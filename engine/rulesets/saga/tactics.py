@@ -66,7 +66,6 @@ class SagaTactics:
     attack_cost = "standard"
     kinds = KINDS  # `kind(d)` is kinds.get(d.action, "misc")
     constant_misc = {act: -1.0 for act in WASTE}  # `misc_value` of these actions, whatever the state
-    misc_by_action = frozenset(("fight_defensively", "total_defense"))  # `misc_value` depends on the action alone
 
     def __init__(self, ruleset):
         self.rs = ruleset
