@@ -21,10 +21,12 @@ reads instead of calling `action_masks` on each env at each step (agents/fast_pp
 from __future__ import annotations
 
 import multiprocessing as mp
+import multiprocessing.connection as mp_connection
 import queue
 import sys
 import threading
 import traceback
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -220,8 +222,7 @@ class ShardedVecEnv(VecEnv):
                 self.shards.append([block[int(i)] for i in part])
                 self._worker_of.append(w)
                 self._slice.append((int(part[0]), int(part[-1]) + 1))
-        # answers are read the workers' first groups first, then their second ones, ...: a worker answers in the
-        # order its groups were sent, which is this order too
+        # steps are sent the workers' first groups first, then their second ones, ...
         self._order = [k for _, _, k in sorted(self._order)]
         ctx = mp.get_context(start_method or ("fork" if sys.platform.startswith("linux") else "spawn"))
         self.remotes, self.processes = [], []
@@ -237,6 +238,7 @@ class ShardedVecEnv(VecEnv):
         self._masks: np.ndarray | None = None
         self._prefetch: Callable[[int, np.ndarray, np.ndarray | None], np.ndarray | None] | None = None
         self._sent = [False] * len(self.shards)  # a step of the group's envs under way (its answer not read)
+        self._pending: list[deque[int]] = [deque() for _ in self._blocks]  # per worker: its groups under way, in order
         self._early: list[Any] = [None] * len(self.shards)  # answers read before step_wait (`_settle`)
         try:
             self.remotes[0].send(("spaces", None))
@@ -261,8 +263,8 @@ class ShardedVecEnv(VecEnv):
     # ---- stepping ----------------------------------------------------------------------------------------
     def set_prefetch(self, fn: Callable[[int, np.ndarray, np.ndarray | None], np.ndarray | None] | None) -> None:
         """Pipelined stepping: `step_wait` calls `fn(k, obs, masks)` as soon as group k's envs (`shards[k]`) have
-        stepped, with their new observations and masks, in the order it reads the groups (each worker's first
-        group, then each worker's second, ...). An array it returns is the actions of their next step, sent at
+        stepped, with their new observations and masks, in the order their answers come (whichever worker answers
+        first; a worker answers its groups in the order they were sent). An array it returns is the actions of their next step, sent at
         once, so that their worker steps them on while the learner waits for the others and acts for them; the
         next `step_async` then sends nothing for group k, its actions being those already sent. None: no next
         step sent. The learner's rollout loop (agents/fast_ppo.py) sets it; None switches it off."""
@@ -270,8 +272,15 @@ class ShardedVecEnv(VecEnv):
 
     def _send_step(self, k: int, actions: np.ndarray) -> None:
         lo, hi = self._slice[k]
-        self.remotes[self._worker_of[k]].send(("step", (lo, hi, actions)))
+        w = self._worker_of[k]
+        self.remotes[w].send(("step", (lo, hi, actions)))
+        self._pending[w].append(k)
         self._sent[k] = True
+
+    def _read(self, w: int) -> tuple[int, Any]:
+        """The next answer of worker w to a step: (its group, the answer)."""
+        got = self.remotes[w].recv()
+        return self._pending[w].popleft(), got
 
     def step_async(self, actions: np.ndarray) -> None:
         for k in self._order:
@@ -283,15 +292,25 @@ class ShardedVecEnv(VecEnv):
     def step_wait(self):
         self.waiting = False
         results: list[Any] = [None] * len(self.shards)
-        for k in self._order:
-            got, self._early[k] = (self._early[k] if self._early[k] is not None
-                                   else self.remotes[self._worker_of[k]].recv()), None
+        todo = set(range(len(self.shards)))
+
+        def take(k: int, got: Any) -> None:
             self._sent[k] = False
             results[k] = got
+            todo.discard(k)
             if self._prefetch is not None and not isinstance(got, _Failure):
                 nxt = self._prefetch(k, got[0], got[5])
                 if nxt is not None:
                     self._send_step(k, nxt)
+
+        for k in range(len(self.shards)):
+            if self._early[k] is not None:
+                got, self._early[k] = self._early[k], None
+                take(k, got)
+        while todo:  # whichever worker answers first (a worker answers its groups in the order they were sent)
+            waiting = [w for w, q in enumerate(self._pending) if q and q[0] in todo]
+            for conn in mp_connection.wait([self.remotes[w] for w in waiting]):
+                take(*self._read(self.remotes.index(conn)))
         for g in results:
             if isinstance(g, _Failure):
                 self._settle()
@@ -315,9 +334,10 @@ class ShardedVecEnv(VecEnv):
     def _settle(self) -> None:
         """Read the answers of steps under way (a prefetched step the learner has not asked for yet) and keep
         them for the next `step_wait`, so that the workers can answer another command."""
-        for k in self._order:
-            if self._sent[k] and self._early[k] is None:
-                self._early[k] = self.remotes[self._worker_of[k]].recv()
+        for w, q in enumerate(self._pending):
+            while q:
+                k, got = self._read(w)
+                self._early[k] = got
 
     def reset(self):
         self._settle()
