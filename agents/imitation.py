@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .heap import freeze_heap
+from .heap import settle_worker
 
 
 @dataclass
@@ -94,7 +94,7 @@ def collect_parallel(env_kwargs: dict[str, Any], samples: int, seed: int = 0, ga
         return collect(env_kwargs, samples, seed, gamma, teacher)
     share = -(-samples // workers)
     jobs = [(env_kwargs, share, seed * 1000 + k, gamma, teacher) for k in range(workers)]
-    with get_context("fork").Pool(workers, initializer=freeze_heap) as pool:
+    with get_context("fork").Pool(workers, initializer=settle_worker) as pool:
         return Demonstrations.join(pool.map(_collect_job, jobs))
 
 

@@ -36,7 +36,7 @@ from multiprocessing.reduction import ForkingPickler
 from stable_baselines3.common.vec_env import DummyVecEnv
 from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper, VecEnv, VecEnvIndices, VecEnvStepReturn
 
-from .heap import freeze_heap
+from .heap import settle_worker
 
 
 class MaskedDummyVecEnv(DummyVecEnv):
@@ -155,7 +155,7 @@ def _worker(remote, parent_remote, fns_wrapper: CloudpickleWrapper) -> None:
         remote.recv()
         remote.send(_Failure(traceback.format_exc()))
         return
-    freeze_heap()
+    settle_worker()
     out = _Sender(remote)
     try:
         _serve(remote, out, venv)

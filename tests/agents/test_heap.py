@@ -1,12 +1,12 @@
 """freeze_heap takes the objects of a set-up process out of the collector's walks, without stopping it from
-collecting garbage made later; env workers call it once their envs are built."""
+collecting garbage made later; env workers call it once their envs are built, and raise their thresholds."""
 import gc
 import weakref
 
 import gymnasium as gym
 import numpy as np
 
-from agents.heap import freeze_heap
+from agents.heap import WORKER_THRESHOLDS, freeze_heap
 from agents.vec_env import ShardedVecEnv
 
 
@@ -24,6 +24,9 @@ class _GcEnv(gym.Env):
 
     def frozen(self):
         return gc.get_freeze_count()
+
+    def thresholds(self):
+        return gc.get_threshold()
 
 
 class _Node:
@@ -47,10 +50,12 @@ def test_freeze_moves_live_objects_and_later_cycles_are_still_collected():
         gc.unfreeze()
 
 
-def test_env_workers_freeze_their_heap():
+def test_env_workers_freeze_their_heap_and_collect_less_often():
     venv = ShardedVecEnv([_GcEnv, _GcEnv], workers=2)
     try:
         counts = venv.env_method("frozen")
         assert len(counts) == 2 and all(c > 1000 for c in counts)  # the modules' objects, at least
+        assert venv.env_method("thresholds") == [WORKER_THRESHOLDS] * 2
+        assert gc.get_threshold() != WORKER_THRESHOLDS  # the learner's process keeps its own
     finally:
         venv.close()
