@@ -1,4 +1,4 @@
-"""The Saga tactics' per-map queries in C (`_tactics.c`: `charge_end`, `approach_field`, `key_mask`) give what their
+"""The Saga per-map queries in C (`_legal.c`: `charge_end`; `_tactics.c`: `approach_field`, `key_mask`) give what their
 Python twins give (`SagaRuleset._charge_end`, `tactics._distance_field`, `_View.key_squares`) on fresh random maps
 of every size the training uses and on the shipped encounters, doors open and closed, objects broken, every unit
 charging every other from many squares."""
@@ -14,6 +14,7 @@ from engine.core.generate import random_encounter
 from engine.rulesets import get_ruleset
 from engine.rulesets.saga import combat as C
 from engine.rulesets.saga import tactics as T
+from engine.rulesets.saga import terrain
 from engine.rulesets.saga.observe import _line_codes
 from tests.battle_walk import random_walk
 
@@ -69,7 +70,7 @@ def test_charge_ends_alike():
                 for t in units:
                     if t is not a and len({u.pos for u in units}) == len(units):
                         want = RS._charge_end(enc, a, t)
-                        assert T.charge_end_native(enc, a, t) == want, (g.rows, a.pos, t.pos, a.stats["reach"])
+                        assert terrain.charge_end_native(enc, a, t) == want, (g.rows, a.pos, t.pos, a.stats["reach"])
                         n += 1
                         found += want is not None
                 a.stats = saved
@@ -84,7 +85,7 @@ def test_charge_ends_of_battle_states_alike():
         a = b.enc.actor
         for t in b.enc.enemies(a):
             want = RS._charge_end(b.enc, a, t)
-            assert T.charge_end_native(b.enc, a, t) == want
+            assert terrain.charge_end_native(b.enc, a, t) == want
             n += 1
             found += want is not None
     assert n > 1000 and found > 100, (n, found)
@@ -97,7 +98,7 @@ def test_approach_fields_alike():
         g = enc.grid
         starts = [u.pos for u in enc.units if rng.random() < 0.6] or [enc.units[0].pos]
         want = T._distance_field(g, starts, tac.step_costs(g))
-        assert T._native.approach_field(T.terrain_codes(g), g.width, [g.index(*p) for p in starts]) == want
+        assert T._native.approach_field(terrain.terrain_codes(g), g.width, [g.index(*p) for p in starts]) == want
         n += sum(0 < d < 99 for d in want)
     assert n > 5000
 
@@ -319,7 +320,7 @@ def test_terrain_codes_are_each_squares_kind():
                 | (k == "door") << 4 | (t == "wall") << 5 | (i not in g.broken and t == "door") << 6
                 | (i not in g.broken and t in ("low_cover", "heavy_cover")) << 7
                 for i, t, k in ((i, t, g.kind(i)) for i, t in enumerate(g.terrain)))
-            assert T.terrain_codes(g) == want
+            assert terrain.terrain_codes(g) == want
             n += len(g.open_doors) + len(g.broken)
             objects = [i for i, t in enumerate(g.terrain) if t in ("low_cover", "heavy_cover", "door", "wall")]
             if objects:

@@ -16,7 +16,7 @@ from engine.core.dice import SeededDice
 from engine.core.generate import random_encounter
 from engine.policies import rule_policy
 from engine.rulesets import get_ruleset
-from engine.rulesets.saga import tactics as saga_tactics
+from engine.rulesets.saga import terrain as saga_terrain
 
 from .saga_reference import RULESET as REF
 from .test_fast_paths import _random_states
@@ -92,9 +92,9 @@ def test_charge_paths_match_rules(monkeypatch):
         n += 1
         found += want is not None
     assert n > 3000 and found > 1000, (n, found)
-    monkeypatch.setattr(saga_tactics, "_native", None)  # without the C module: the rules themselves
+    monkeypatch.setattr(saga_terrain, "_legal", None)  # without the C module: the rules themselves
     for enc, a, t in _charge_states():
-        assert saga_tactics.charge_end_native(enc, a, t) is NotImplemented
+        assert saga_terrain.charge_end_native(enc, a, t) is NotImplemented
         assert RS._charge_to(enc, a, t) == RS._charge_end(enc, a, t)
         break
 

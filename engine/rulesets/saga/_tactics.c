@@ -15,15 +15,15 @@
  * view's line codes when not known there; a line a Python callback reads is put in the tactics' table first.
  *
  * Module functions, each the C twin of a Python function its tests hold it to: `approach_field`
- * (`tactics._distance_field`, walking steps to the nearest enemy), `charge_end`
- * (`SagaRuleset._charge_end`), `key_mask` (`_View.key_squares` as a byte per square) and `view_units`
- * (`tactics._view_units`); the per-map ones read `tactics.terrain_codes`. */
+ * (`tactics._distance_field`, walking steps to the nearest enemy), `key_mask` (`_View.key_squares` as a byte per
+ * square) and `view_units` (`tactics._view_units`); the per-map ones read `terrain.terrain_codes`. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "_line.h"
+#include "_terrain.h"
 
 /* Products and sums stay separate roundings, as in Python: no fused multiply-add. */
 #if defined(__clang__)
@@ -1521,169 +1521,8 @@ fail_out:
     return NULL;
 }
 
-/* ---- per-map queries of the tactics (`tactics.terrain_codes` gives a byte per square with these bits) ---- */
-#define T_BLOCK 1      /* a charge line may not touch it: a low object, or not passable (`Grid.passable`) */
-#define T_WALL 2       /* a wall as play stands (a charge's diagonal step may not cut its corner) */
-#define T_DOUBLE 4     /* entering it costs double (`Grid.enter_cost`) */
-#define T_NO_STEP 8    /* `SagaTactics.step_costs` 0: a wall, heavy cover or a window */
-#define T_DOOR_STEP 16 /* `step_costs` 3: a closed door */
-#define T_GEO_WALL 32  /* a wall of the map's terrain (`_Geometry.neighbours` cut no corner of it) */
-#define T_KEY_DOOR 64  /* a door of the terrain, not broken (`key_squares`) */
-#define T_KEY_COVER 128 /* low or heavy cover of the terrain, not broken (`key_squares`) */
-
-#define CHARGE_CAP 256 /* squares of a charge line traced here (longer: NotImplemented) */
-
+/* ---- per-map queries of the tactics (over `terrain.terrain_codes`, see _terrain.h) ---- */
 static const int DX8[8] = {1, 1, 0, -1, -1, -1, 0, 1}, DY8[8] = {0, 1, 1, 1, 0, -1, -1, -1};
-
-/* `Grid.distance` of offsets dx, dy >= 0 under metric 0 (alternating), 1 (chebyshev) or 2 (manhattan) */
-static long metric_distance(int metric, long dx, long dy) {
-    long hi = dx > dy ? dx : dy, lo = dx > dy ? dy : dx;
-    return metric == 0 ? hi + lo / 2 : metric == 1 ? hi : dx + dy;
-}
-
-/* the C longs of args[from..from+n) */
-static int long_args(PyObject *const *args, int from, int n, long *out) {
-    int k;
-    for (k = 0; k < n; k++) {
-        out[k] = PyLong_AsLong(args[from + k]);
-        if (out[k] == -1 && PyErr_Occurred())
-            return -1;
-    }
-    return 0;
-}
-
-/* the squares a charge line from s to e touches, s excluded, e included, in the order met walking from s
- * (`SagaRuleset._line_squares`): the traced line sorted (stably) by how far along it each square lies. Returns
- * their count, or -1 when the line is too long to trace here. */
-static int charge_squares(long w, long s, long e, int *out) {
-    int buf[CHARGE_CAP], cnt, n, m;
-    long lo = s < e ? s : e, hi = s < e ? e : s, dx = e % w - s % w, dy = e / w - s / w, sx = s % w, sy = s / w;
-    cnt = trace_line(w, hi % w - lo % w, hi / w - lo / w, buf, CHARGE_CAP - 1);
-    if (cnt < 0)
-        return -1;
-    for (n = 0; n < cnt; n++) { /* insertion sort: stable, as Python's sorted */
-        int sq = (int)(lo + buf[n]);
-        long key = (sq % w - sx) * dx + (sq / w - sy) * dy;
-        for (m = n; m > 0 && (out[m - 1] % w - sx) * dx + (out[m - 1] / w - sy) * dy > key; m--)
-            out[m] = out[m - 1];
-        out[m] = sq;
-    }
-    out[cnt] = (int)e;
-    return cnt + 1;
-}
-
-/* charge_end(terrain, line_codes, width, metric, ax, ay, tx, ty, speed, reach, occupied) -> ((x, y), [(x, y)]) or
- * None: `SagaRuleset._charge_end` of a unit at (ax, ay) of that speed and reach at a target at (tx, ty): the end
- * square of the cheapest legal charge (the first in `Grid.within` order among equals) and the squares walked there
- * (`_line_path`). `terrain`: `tactics.terrain_codes`; `line_codes`: `observe._line_codes`; `occupied`: per square 0,
- * or 1 for an active unit of the charger's side (the charger included), 2 for one of another side. NotImplemented
- * when a line is too long to trace here. */
-static PyObject *charge_end(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
-    long v[8], w, metric, ax, ay, tx, ty, speed, reach, size, ox, oy, best_cost = -1, ia;
-    const unsigned char *ter, *codes, *occ;
-    int sqs[CHARGE_CAP], path[CHARGE_CAP], best_path[CHARGE_CAP], best_len = 0, best_end = -1, n;
-    PyObject *out, *lst, *end;
-    (void)mod;
-    if (nargs != 11 || !PyBytes_CheckExact(args[0]) || !PyBytes_CheckExact(args[1]) || !PyBytes_CheckExact(args[10])) {
-        PyErr_SetString(PyExc_TypeError, "charge_end(terrain, line_codes, width, metric, ax, ay, tx, ty, speed, reach, "
-                                         "occupied)");
-        return NULL;
-    }
-    if (long_args(args, 2, 8, v) < 0)
-        return NULL;
-    w = v[0], metric = v[1], ax = v[2], ay = v[3], tx = v[4], ty = v[5], speed = v[6], reach = v[7];
-    size = PyBytes_GET_SIZE(args[0]);
-    if (w <= 0 || size % w || PyBytes_GET_SIZE(args[1]) != size || PyBytes_GET_SIZE(args[10]) != size || ax < 0 ||
-        ay < 0 || ax >= w || ay * w + ax >= size || reach < 0 || reach > 64) {
-        PyErr_SetString(PyExc_ValueError, "charge_end: the squares and tables are of one map");
-        return NULL;
-    }
-    ter = (const unsigned char *)PyBytes_AS_STRING(args[0]);
-    codes = (const unsigned char *)PyBytes_AS_STRING(args[1]);
-    occ = (const unsigned char *)PyBytes_AS_STRING(args[10]);
-    {   /* `_charge_in_range` */
-        long dx = labs(ax - tx), dy = labs(ay - ty);
-        if (metric == 0 ? metric_distance(0, dx, dy) > speed + reach + 1 : (dx > dy ? dx : dy) > speed + reach)
-            Py_RETURN_NONE;
-    }
-    ia = ay * w + ax;
-    for (oy = -reach; oy <= reach; oy++)
-        for (ox = -reach; ox <= reach; ox++) { /* `Grid.within(t, reach)` */
-            long ex = tx + ox, ey = ty + oy, ie, cost = 0, px = ax, py = ay;
-            int cnt, len = 0, parity = 0, ok = 1, cur = (int)ia, k = 0;
-            if (!(ox || oy) || metric_distance((int)metric, labs(ox), labs(oy)) > reach || ex < 0 || ey < 0 || ex >= w ||
-                ey * w + ex >= size)
-                continue;
-            ie = ey * w + ex;
-            if (occ[ie] || metric_distance((int)metric, labs(ex - ax), labs(ey - ay)) < 2)
-                continue;
-            if ((cnt = charge_squares(w, ia, ie, sqs)) < 0)
-                Py_RETURN_NOTIMPLEMENTED;
-            for (n = 0; n < cnt && ok; n++)
-                ok = !(ter[sqs[n]] & T_BLOCK);
-            if (!ok)
-                continue;
-            while (cur != ie) { /* `_line_path`: each step to the furthest square of the line still adjacent */
-                int j = k;
-                while (j + 1 < cnt && labs(sqs[j + 1] % w - cur % w) <= 1 && labs(sqs[j + 1] / w - cur / w) <= 1)
-                    j++;
-                cur = path[len++] = sqs[j];
-                k = j + 1;
-            }
-            for (n = 0; n < len && ok; n++) { /* `_corner_cut`, then `Grid.path_cost` */
-                long x = path[n] % w, y = path[n] / w, step = 1;
-                if (x != px && y != py) {
-                    if ((ter[py * w + x] & T_WALL) || (ter[y * w + px] & T_WALL))
-                        ok = 0;
-                    if (metric == 0) {
-                        step = parity ? 2 : 1;
-                        parity ^= 1;
-                    }
-                }
-                cost += step * ((ter[path[n]] & T_DOUBLE) ? 2 : 1);
-                px = x;
-                py = y;
-            }
-            if (!ok || cost > speed)
-                continue;
-            for (n = 0; n < cnt && ok; n++)
-                ok = occ[sqs[n]] != 2; /* an enemy in the way */
-            if (ok && reach > 1) { /* line of effect from the end to the target */
-                long it = ty * w + tx, lo = ie < it ? ie : it, hi = ie < it ? it : ie;
-                int buf[CHARGE_CAP], m = trace_line(w, hi % w - lo % w, hi / w - lo / w, buf, CHARGE_CAP);
-                if (m < 0)
-                    Py_RETURN_NOTIMPLEMENTED;
-                for (n = 0; n < m && ok; n++)
-                    ok = codes[lo + buf[n]] < 3;
-            }
-            if (!ok || (best_end >= 0 && cost >= best_cost))
-                continue;
-            best_cost = cost;
-            best_end = (int)ie;
-            best_len = len;
-            memcpy(best_path, path, sizeof(int) * (size_t)len);
-        }
-    if (best_end < 0)
-        Py_RETURN_NONE;
-    if (!(lst = PyList_New(best_len)))
-        return NULL;
-    for (n = 0; n < best_len; n++) {
-        PyObject *sq = Py_BuildValue("(ii)", best_path[n] % (int)w, best_path[n] / (int)w);
-        if (!sq) {
-            Py_DECREF(lst);
-            return NULL;
-        }
-        PyList_SET_ITEM(lst, n, sq);
-    }
-    if (!(end = Py_BuildValue("(ii)", best_end % (int)w, best_end / (int)w))) {
-        Py_DECREF(lst);
-        return NULL;
-    }
-    out = PyTuple_Pack(2, end, lst);
-    Py_DECREF(end);
-    Py_DECREF(lst);
-    return out;
-}
 
 /* approach_field(terrain, width, starts) -> list: `tactics._distance_field` over `SagaTactics.step_costs` (the
  * T_NO_STEP and T_DOOR_STEP bits of `terrain`) and the map's neighbours (8 directions, no diagonal step past a
@@ -2082,8 +1921,6 @@ done:
 static PyMethodDef module_methods[] = {
     {"approach_field", (PyCFunction)(void (*)(void))approach_field, METH_FASTCALL,
      "approach_field(terrain, width, starts): tactics._distance_field over the terrain codes in C."},
-    {"charge_end", (PyCFunction)(void (*)(void))charge_end, METH_FASTCALL,
-     "charge_end(terrain, line_codes, width, metric, ax, ay, tx, ty, speed, reach, occupied): SagaRuleset._charge_end."},
     {"view_units", (PyCFunction)(void (*)(void))view_units, METH_FASTCALL,
      "view_units(units, actor_id, actor_side, width, token, tokens, firsts, first_weapons): tactics._view_units."},
     {"key_mask", (PyCFunction)(void (*)(void))key_mask, METH_FASTCALL,

@@ -20,7 +20,7 @@ from . import combat as C
 from . import observe as O
 from . import stats as S
 from .stats import RANGES, SIZE_ORDER
-from .tactics import charge_end_native
+from .terrain import charge_end_native
 
 try:  # legal_actions in C (_legal.c), built by `pip install`; legal_actions_py below otherwise
     from . import _legal
@@ -1346,7 +1346,7 @@ class SagaRuleset(Ruleset):
         return None if best is None else (best[1], self._line_path(g, a.pos, best[1]))
 
     def _charge_to(self, enc: Encounter, a: Unit, t: Unit):
-        """`_charge_end(enc, a, t)` through its C twin (`tactics.charge_end_native`) when built (the rules are
+        """`_charge_end(enc, a, t)` through its C twin (`terrain.charge_end_native`) when built (the rules are
         `_charge_end`; tests/perf/test_saga_step_paths.py holds the two alike)."""
         got = charge_end_native(enc, a, t)
         return self._charge_end(enc, a, t) if got is NotImplemented else got
