@@ -1210,7 +1210,7 @@ class SagaRuleset(Ruleset):
         """Hit chance, expected damage and kill chance of one attack of a (standing at pos) on t.
 
         The heuristic repeats this arithmetic over parts cached per attacker (tactics.py `_View._attack_estimate`),
-        and `estimate`'s full attacks and `_charge_end` have twins there and in _tactics.c: a rule change here must
+        `estimate`'s full attacks have a twin there, and `_charge_end` one in _legal.c: a rule change here must
         be made there too; tests/perf/test_heuristic_map_queries.py fails until it is."""
         if n is None:
             return Estimate()
