@@ -21,7 +21,11 @@ What differs from `sb3_contrib.MaskablePPO`, and why it learns the same thing:
   * with env worker processes (`pipeline`, ShardedVecEnv `set_prefetch`) each group of envs gets its next
     actions as soon as its step is read: the same samples from the same generator (a step's uniforms are drawn
     for all envs at once), so the same rollouts, with less waiting for the slower worker (with several groups a
-    worker, the network runs on fewer rows at a time, and its floats round differently).
+    worker, the network runs on fewer rows at a time, and its floats round differently);
+  * with `worker_rollouts` and a plain MLP policy the env workers play the whole rollout themselves with a copy of
+    the policy (`WorkerActor`, frozen for the rollout as PPO has it; ShardedVecEnv `start_rollout`) and stream the
+    steps back, which the callbacks and the buffer take one at a time: the same algorithm without a round trip per
+    step; the samples come from uniforms drawn at the rollout's start, so they differ from lockstep's.
 
 The policy is the standard `MaskableActorCriticPolicy` (`"MlpPolicy"`) and nothing of this class goes into a
 saved zip: models save and load as plain MaskablePPO models (`MaskablePPO.load` reads them, and
@@ -254,9 +258,10 @@ class FastMaskablePPO(MaskablePPO):
 
     update_threads: ThreadChooser | None = None
     pipeline: bool = False  # with env workers (ShardedVecEnv), act for each worker's envs as soon as they step
+    worker_rollouts: bool = False  # with env workers and a plain MLP policy, they play whole rollouts themselves
 
     def _excluded_save_params(self) -> list[str]:
-        return [*super()._excluded_save_params(), "update_threads", "pipeline"]
+        return [*super()._excluded_save_params(), "update_threads", "pipeline", "worker_rollouts"]
 
     def _setup_model(self) -> None:
         super()._setup_model()
@@ -292,6 +297,16 @@ class FastMaskablePPO(MaskablePPO):
         pi_features, vf_features = features
         return pol.mlp_extractor.forward_actor(pi_features), pol.mlp_extractor.forward_critic(vf_features)
 
+    def _plain_acting_layers(self) -> tuple[list, list] | None:
+        """The actor's and critic's layers (`_plain_layers`) of a plain MLP policy (flatten, SB3's MlpExtractor,
+        Linear / ReLU / Tanh) on Box observations, else None."""
+        pol = self.policy
+        plain_mlp = type(pol.mlp_extractor) is MlpExtractor and all(
+            isinstance(e, FlattenExtractor) for e in (pol.pi_features_extractor, pol.vf_features_extractor))
+        actor = _plain_layers([*pol.mlp_extractor.policy_net, pol.action_net]) if plain_mlp else None
+        critic = _plain_layers([*pol.mlp_extractor.value_net, pol.value_net]) if plain_mlp else None
+        return None if actor is None or critic is None else (actor, critic)
+
     def _acting_net(self) -> Callable[[th.Tensor], tuple[th.Tensor, th.Tensor]]:
         """obs -> (action logits, values) without gradients, for one rollout (the weights do not change
         during it). A plain MLP policy (flatten, SB3's MlpExtractor, Linear / ReLU / Tanh) runs on copies of
@@ -299,10 +314,8 @@ class FastMaskablePPO(MaskablePPO):
         32 rows and a row-major W, against x @ W.T for torch's layout); anything else (e.g. PriorPolicy) runs
         through the policy's modules."""
         pol = self.policy
-        plain_mlp = type(pol.mlp_extractor) is MlpExtractor and all(
-            isinstance(e, FlattenExtractor) for e in (pol.pi_features_extractor, pol.vf_features_extractor))
-        actor = _plain_layers([*pol.mlp_extractor.policy_net, pol.action_net]) if plain_mlp else None
-        critic = _plain_layers([*pol.mlp_extractor.value_net, pol.value_net]) if plain_mlp else None
+        layers = self._plain_acting_layers()
+        actor, critic = layers if layers is not None else (None, None)
         if actor is None or critic is None:
             def through_modules(obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
                 latent_pi, latent_vf = self._latents(obs)
@@ -331,6 +344,13 @@ class FastMaskablePPO(MaskablePPO):
             raise ValueError("Environment does not support action masking. Consider using ActionMasker wrapper")
         pol = self.policy
         callback.on_rollout_start()
+        sharded = env.unwrapped
+        if self.worker_rollouts and isinstance(sharded, ShardedVecEnv):
+            with th.no_grad():
+                layers = self._plain_acting_layers()
+            if layers is not None:
+                return self._collect_in_workers(env, sharded, WorkerActor(*layers), callback, rollout_buffer,
+                                                n_rollout_steps)
         with th.no_grad():
             act = self._acting_net()
 
@@ -397,6 +417,45 @@ class FastMaskablePPO(MaskablePPO):
         finally:
             if sharded is not None:
                 sharded.set_prefetch(None)
+        with th.no_grad():
+            values = pol.predict_values(obs_as_tensor(new_obs, self.device))
+        rollout_buffer.compute_returns_and_advantage(last_values=values, dones=dones)
+        callback.on_rollout_end()
+        return True
+
+    def _collect_in_workers(self, env: VecEnv, sharded: ShardedVecEnv, actor: WorkerActor, callback: BaseCallback,
+                            rollout_buffer: RolloutBuffer, n_rollout_steps: int) -> bool:
+        """`collect_rollouts` with the env workers playing the rollout themselves (`ShardedVecEnv.start_rollout`,
+        acting with `actor`, a copy of the policy; its uniforms drawn here at the start, from the model's generator);
+        each step then goes through the vec env's wrappers, the callbacks and the buffer as in lockstep. Steps of a
+        rollout a callback stopped, played with the same policy, are taken first."""
+        pol = self.policy
+        n_steps = 0
+        new_obs = dones = None
+        while n_steps < n_rollout_steps:
+            if not sharded.queued_steps():
+                sharded.start_rollout(actor, th.rand((n_rollout_steps - n_steps, env.num_envs, 1)).numpy())
+            action_masks = vec_action_masks(env)
+            actions, values, log_probs = sharded.next_acted()
+            new_obs, rewards, dones, infos = env.step(actions)
+            self.num_timesteps += env.num_envs
+            callback.update_locals(locals())
+            if not callback.on_step():
+                self._last_obs, self._last_episode_starts = new_obs, dones
+                return False
+            self._update_info_buffer(infos, dones)
+            n_steps += 1
+            for idx in np.flatnonzero(dones):  # time-limit ends: bootstrap with the value (SB3 issue #633)
+                if (infos[idx].get("terminal_observation") is not None
+                        and infos[idx].get("TimeLimit.truncated", False)):
+                    terminal_obs = pol.obs_to_tensor(infos[idx]["terminal_observation"])[0]
+                    with th.no_grad():
+                        terminal_value = pol.predict_values(terminal_obs)[0]
+                    rewards[idx] += self.gamma * terminal_value
+            rollout_buffer.add(self._last_obs, actions.reshape(-1, 1), rewards, self._last_episode_starts,
+                               th.from_numpy(values), th.from_numpy(log_probs), action_masks=action_masks)
+            self._last_obs = new_obs
+            self._last_episode_starts = dones
         with th.no_grad():
             values = pol.predict_values(obs_as_tensor(new_obs, self.device))
         rollout_buffer.compute_returns_and_advantage(last_values=values, dones=dones)
@@ -483,6 +542,35 @@ class FastMaskablePPO(MaskablePPO):
         self.logger.record("train/clip_range", clip_range)
         if self.clip_range_vf is not None:
             self.logger.record("train/clip_range_vf", clip_range_vf)
+
+
+class WorkerActor:
+    """The acting half of a plain MLP policy (`_plain_layers` of its actor and critic), frozen for one rollout and
+    sent to the env workers (ShardedVecEnv `start_rollout`): `act(obs, masks, u)` -> (actions, values,
+    log-probabilities) as the learner's rollout loop computes them (the same layers, `masked_sample` with the
+    uniforms u), in numpy. It runs torch on one thread (its process's setting): the workers are one per core."""
+
+    def __init__(self, actor: list, critic: list):
+        # numpy in the message (torch tensors would travel through shared memory), torch again where it acts
+        self.layers = [[(kind, None if w is None else w.numpy(), None if b is None else b.numpy()) for kind, w, b in net]
+                       for net in (actor, critic)]
+        self._torch: list | None = None
+
+    def __getstate__(self) -> dict:
+        return {"layers": self.layers, "_torch": None}
+
+    def act(self, obs: np.ndarray, masks: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self._torch is None:
+            if th.get_num_threads() != 1:
+                th.set_num_threads(1)
+            self._torch = [[(kind, None if w is None else th.from_numpy(w), None if b is None else th.from_numpy(b))
+                            for kind, w, b in net] for net in self.layers]
+        actor, critic = self._torch
+        with th.no_grad():
+            x = th.from_numpy(np.asarray(obs, dtype=np.float32))
+            actions, log_probs = masked_sample(_run_layers(actor, x), th.from_numpy(masks), th.from_numpy(u))
+            values = _run_layers(critic, x)
+        return actions.numpy(), values.numpy(), log_probs.numpy()
 
 
 def _plain_layers(modules: list[th.nn.Module]) -> list[tuple[str, th.Tensor | None, th.Tensor | None]] | None:

@@ -232,10 +232,11 @@ def build_model(cfg: TrainConfig, venv, tensorboard_log: str | None = None):
 
 
 def with_run_settings(model, cfg: TrainConfig):
-    """`model` with the trainer's settings that are not saved with it: the updates' thread chooser and pipelined
-    env workers (new and resumed models alike)."""
+    """`model` with the trainer's settings that are not saved with it: the updates' thread chooser, pipelined env
+    workers and rollouts played in the workers (new and resumed models alike)."""
     model.update_threads = thread_chooser(cfg)
     model.pipeline = cfg.train.pipeline
+    model.worker_rollouts = cfg.train.worker_rollouts
     return model
 
 

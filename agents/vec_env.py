@@ -14,6 +14,11 @@ With `groups` > 1 each worker holds that many groups of envs and steps them in t
 step while the learner reads and acts for the one it has just stepped; a worker's answers go out from a thread
 of its own, so it does not wait for the learner to read them either.
 
+With `start_rollout` each worker plays a whole rollout of its envs on its own, acting with a copy of the policy the
+learner sends (agents/fast_ppo.py `WorkerActor`; the policy does not change during a rollout), and streams the steps
+back; the learner takes them one at a time (`next_acted`, then `step`), so its callbacks, monitors and rollout buffer
+see the steps as they would in lockstep, without a round trip per step.
+
 Both vec envs here (ShardedVecEnv, and MaskedDummyVecEnv for the envs in the learner's process) also collect
 every env's action mask after each step and reset into one array, `stacked_action_masks()`, which the trainer
 reads instead of calling `action_masks` on each env at each step (agents/fast_ppo.py `vec_action_masks`).
@@ -159,8 +164,19 @@ def _worker(remote, parent_remote, fns_wrapper: CloudpickleWrapper) -> None:
     out = _Sender(remote)
     try:
         _serve(remote, out, venv)
+    except KeyboardInterrupt:  # Ctrl-C reaches the workers too: the learner's process reports it
+        pass
     finally:
         out.close()
+
+
+def _play_rollout(out: _Sender, venv: MaskedDummyVecEnv, actor, uniforms: np.ndarray) -> None:
+    """`len(uniforms)` steps of all the worker's envs, each acted by `actor.act(obs, masks, uniforms[t])`; each step's
+    (actions, values, log-probabilities, observations, rewards, dones, infos, reset infos, masks) sent as it ends."""
+    for u in uniforms:
+        actions, values, log_probs = actor.act(venv.buf_obs[None], venv._masks, u)
+        obs, rews, dones, infos = venv.step(actions)
+        out.send((actions, values, log_probs, obs, rews, dones, infos, venv.reset_infos, venv.stacked_action_masks()))
 
 
 def _serve(remote, out: _Sender, venv: MaskedDummyVecEnv) -> None:
@@ -173,6 +189,8 @@ def _serve(remote, out: _Sender, venv: MaskedDummyVecEnv) -> None:
         try:
             if cmd == "step":  # one group's (first env, end, actions)
                 out.send(venv.step_slice(*data))
+            elif cmd == "rollout":
+                _play_rollout(out, venv, *data)
             elif cmd == "reset":
                 venv._seeds, venv._options = list(data[0]), list(data[1])
                 obs = venv.reset()
@@ -240,6 +258,9 @@ class ShardedVecEnv(VecEnv):
         self._sent = [False] * len(self.shards)  # a step of the group's envs under way (its answer not read)
         self._pending: list[deque[int]] = [deque() for _ in self._blocks]  # per worker: its groups under way, in order
         self._early: list[Any] = [None] * len(self.shards)  # answers read before step_wait (`_settle`)
+        self._playing = [0] * len(self._blocks)  # per worker: steps of its rollout still to read (`start_rollout`)
+        self._played: list[deque] = [deque() for _ in self._blocks]  # per worker: rollout steps read, not replayed
+        self._replay: tuple | None = None  # the rollout step `next_acted` gave, for `step_wait`
         try:
             self.remotes[0].send(("spaces", None))
             obs_space, act_space = self._gather([self.remotes[0]])[0]
@@ -270,6 +291,48 @@ class ShardedVecEnv(VecEnv):
         step sent. The learner's rollout loop (agents/fast_ppo.py) sets it; None switches it off."""
         self._prefetch = fn
 
+    # ---- rollouts played in the workers -------------------------------------------------------------------
+    def start_rollout(self, actor, uniforms: np.ndarray) -> None:
+        """Each worker plays `len(uniforms)` steps of its envs on its own, acting with `actor.act(obs, masks, u)`
+        (picklable; `u` a row of `uniforms`, n_steps x num_envs, cut to the worker's envs) and sending each step as
+        it ends. The learner then takes them one step at a time: `next_acted()` gives a step's actions (with the
+        actor's values and log-probabilities), and `step(those actions)` returns what they did, as a step would.
+        Per-env access meanwhile (`env_method`, `get_attr`, ...) waits for the workers to end the rollout and sees
+        their envs as they are then."""
+        if self._replay is not None or self.queued_steps():
+            raise RuntimeError("start_rollout: the steps of the previous rollout are not all taken")
+        self._settle()
+        self._sent = [False] * len(self.shards)
+        for w, (remote, block) in enumerate(zip(self.remotes, self._blocks)):
+            remote.send(("rollout", (actor, np.ascontiguousarray(uniforms[:, block[0]:block[-1] + 1]))))
+            self._playing[w] = len(uniforms)
+
+    def queued_steps(self) -> int:
+        """Steps of a rollout played in the workers (`start_rollout`) and not yet taken by `next_acted`."""
+        return len(self._played[0]) + self._playing[0]
+
+    def next_acted(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(actions, values, log-probabilities) of the next step of the rollout the workers play; the next
+        `step_async` / `step_wait` (`step`) then return that step's results."""
+        parts = []
+        for w in range(len(self._blocks)):
+            if self._played[w]:
+                got = self._played[w].popleft()
+            elif self._playing[w]:
+                got = self.remotes[w].recv()
+                self._playing[w] = 0 if isinstance(got, _Failure) else self._playing[w] - 1
+            else:
+                raise RuntimeError("next_acted: no rollout under way")
+            parts.append(got)
+        for g in parts:
+            if isinstance(g, _Failure):
+                self._settle()
+                self._played = [deque() for _ in self._blocks]
+                raise RuntimeError("an env raised in a ShardedVecEnv worker:\n" + g.text)
+        self._replay = tuple(parts)
+        return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+                np.concatenate([p[2] for p in parts]))
+
     def _send_step(self, k: int, actions: np.ndarray) -> None:
         lo, hi = self._slice[k]
         w = self._worker_of[k]
@@ -283,6 +346,9 @@ class ShardedVecEnv(VecEnv):
         return self._pending[w].popleft(), got
 
     def step_async(self, actions: np.ndarray) -> None:
+        if self._replay is not None:  # a rollout step the workers played (`next_acted`): already done
+            self.waiting = True
+            return
         for k in self._order:
             if not self._sent[k]:  # else the prefetch has sent this step's actions already
                 shard = self.shards[k]
@@ -291,6 +357,12 @@ class ShardedVecEnv(VecEnv):
 
     def step_wait(self):
         self.waiting = False
+        if self._replay is not None:
+            parts, self._replay = self._replay, None
+            self.reset_infos = [info for p in parts for info in p[7]]
+            self._keep_masks([p[8] for p in parts])
+            return (np.concatenate([p[3] for p in parts]), np.concatenate([p[4] for p in parts]),
+                    np.concatenate([p[5] for p in parts]), [info for p in parts for info in p[6]])
         results: list[Any] = [None] * len(self.shards)
         todo = set(range(len(self.shards)))
 
@@ -338,11 +410,20 @@ class ShardedVecEnv(VecEnv):
             while q:
                 k, got = self._read(w)
                 self._early[k] = got
+        for w, left in enumerate(self._playing):  # a rollout's steps: kept for `next_acted`
+            for _ in range(left):
+                got = self.remotes[w].recv()
+                self._played[w].append(got)
+                if isinstance(got, _Failure):
+                    break
+            self._playing[w] = 0
 
     def reset(self):
         self._settle()
         self._sent = [False] * len(self.shards)  # a reset replaces whatever those steps did
         self._early = [None] * len(self.shards)
+        self._played = [deque() for _ in self._blocks]
+        self._replay = None
         for remote, block in zip(self.remotes, self._blocks):
             remote.send(("reset", ([self._seeds[i] for i in block], [self._options[i] for i in block])))
         results = self._gather(self.remotes)

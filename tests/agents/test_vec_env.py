@@ -123,3 +123,47 @@ def test_openmp_threads_sleep_unless_told_otherwise():
     got = subprocess.run([sys.executable, "-c", code], env={**env, "OMP_WAIT_POLICY": "ACTIVE"},
                          capture_output=True, text=True, check=True)
     assert got.stdout.strip() == "ACTIVE"
+
+
+class _FirstLegal:
+    """An actor for `start_rollout`: the first legal action of each env, its index as the value, u as the log-prob."""
+
+    def act(self, obs, masks, u):
+        actions = masks.argmax(axis=1)
+        return actions, actions.astype(np.float32).reshape(-1, 1), u.reshape(-1).astype(np.float32)
+
+
+def test_a_rollout_played_in_the_workers_steps_as_the_same_actions_would():
+    """`start_rollout`: the workers act on their own; `next_acted` gives each step's actions (and what the actor said
+    of them) and `step` what they did: the same as a DummyVecEnv stepped with those actions."""
+    dummy, sharded = DummyVecEnv(_fns(5)), ShardedVecEnv(_fns(5), workers=2, groups=2)
+    try:
+        dummy.seed(7)
+        sharded.seed(7)
+        np.testing.assert_array_equal(sharded.reset(), dummy.reset())
+        uniforms = np.random.default_rng(0).random((40, 5, 1)).astype(np.float32)
+        sharded.start_rollout(_FirstLegal(), uniforms)
+        assert sharded.queued_steps() == 40
+        ended = 0
+        for t in range(40):
+            masks = np.stack(dummy.env_method("action_masks"))
+            np.testing.assert_array_equal(sharded.stacked_action_masks(), masks)
+            actions, values, log_probs = sharded.next_acted()
+            np.testing.assert_array_equal(actions, masks.argmax(axis=1))
+            np.testing.assert_array_equal(values.reshape(-1), actions)
+            np.testing.assert_array_equal(log_probs, uniforms[t].reshape(-1))
+            o1, r1, d1, _ = dummy.step(actions)
+            o2, r2, d2, _ = sharded.step(actions)
+            np.testing.assert_array_equal(o2, o1)
+            np.testing.assert_array_equal(r2, r1)
+            np.testing.assert_array_equal(d2, d1)
+            ended += int(d1.sum())
+            if t == 20:  # commands while played steps wait: answered (by envs already at the rollout's end), and
+                # the steps kept
+                assert sharded.get_attr("max_per_side", indices=[4]) == dummy.get_attr("max_per_side", indices=[4])
+        assert sharded.queued_steps() == 0 and ended > 0
+        with pytest.raises(RuntimeError, match="no rollout"):
+            sharded.next_acted()
+    finally:
+        sharded.close()
+        dummy.close()

@@ -393,3 +393,72 @@ def test_a_stopped_pipelined_rollout_hands_its_steps_under_way_to_the_next():
             venv.close()
     for key in runs[0]:
         assert np.array_equal(runs[0][key], runs[1][key]), key
+
+
+def _worker_run(seed: int = 0, stop_at: int | None = None):
+    """One rollout of 32 steps x 8 envs played in 2 worker processes (`worker_rollouts`), or until a callback stops at
+    `stop_at` steps; (the buffer, the policy's weights when the rollout ended, the model, the vec env)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from agents.vec_env import ShardedVecEnv
+
+    venv = VecMonitor(ShardedVecEnv([lambda: TacticsEnv(opponent="random", generator={"sizes": (1, 2), "width": 8,
+                                                                                "height": 8})] * 8, workers=2))
+    venv.seed(3)
+    model = FastMaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, seed=seed, policy_kwargs={"net_arch": [32]})
+    model.worker_rollouts = True
+    weights = {}
+
+    class Watch(BaseCallback):
+        def _on_step(self):
+            return stop_at is None or self.num_timesteps < stop_at
+
+        def _on_rollout_end(self):
+            weights.update({k: v.clone() for k, v in self.model.policy.state_dict().items()})
+    model.learn(32 * 8, callback=Watch())
+    b = model.rollout_buffer
+    got = {k: np.array(getattr(b, k)) for k in ("observations", "actions", "rewards", "log_probs", "values",
+                                                 "action_masks", "episode_starts")}
+    return got, weights, model, venv
+
+
+def test_rollouts_played_in_the_workers_act_with_the_policy():
+    """Each worker plays its envs' rollout with a copy of the policy: every action is legal, and the stored
+    log-probabilities and values are the policy's own on the stored observations (to float rounding: other batch
+    sizes); the same seed gives the same rollout."""
+    got, weights, model, venv = _worker_run()
+    again, _, _, venv2 = _worker_run()
+    venv.close()
+    venv2.close()
+    # after the update the buffer's arrays are flattened env-major alike (`swap_and_flatten`)
+    obs, masks = got["observations"].reshape(-1, got["observations"].shape[-1]), got["action_masks"]
+    actions = got["actions"].reshape(-1).astype(int)
+    masks = masks.reshape(len(actions), -1)
+    assert masks[np.arange(len(actions)), actions].all()
+    model.policy.load_state_dict(weights)
+    with torch.no_grad():
+        values, log_prob, _ = model.policy.evaluate_actions(torch.as_tensor(obs), torch.as_tensor(actions),
+                                                            action_masks=masks)
+    np.testing.assert_allclose(log_prob.numpy(), got["log_probs"].reshape(-1), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(values.numpy().reshape(-1), got["values"].reshape(-1), rtol=1e-4, atol=1e-5)
+    assert len(set(actions.tolist())) > 10  # sampled, not one action over and over
+    for key in got:
+        assert np.array_equal(got[key], again[key]), key
+    assert model.num_timesteps == 32 * 8 and len(model.ep_info_buffer) > 0  # episodes ended inside the rollout
+
+
+def test_a_stopped_worker_rollout_hands_its_played_steps_to_the_next():
+    """A callback stopping mid-rollout leaves steps the workers have played; the workers still answer commands,
+    and the next rollout takes those steps first (played by the same policy: no update came between)."""
+    got, _, model, venv = _worker_run(stop_at=80)
+    try:
+        sharded = venv.unwrapped
+        assert model.num_timesteps == 80 and sharded.queued_steps() == 32 - 10
+        assert venv.env_method("action_masks")[0].any()  # a command while played steps wait
+        last = model._last_obs.copy()
+        model.learn(32 * 8, reset_num_timesteps=False)
+        assert sharded.queued_steps() == 0 and model.num_timesteps == 80 + 32 * 8
+        assert np.array_equal(model.rollout_buffer._obs_env_major[:, 0], last)  # it went on where it stopped
+    finally:
+        venv.close()
