@@ -462,3 +462,22 @@ def test_a_stopped_worker_rollout_hands_its_played_steps_to_the_next():
         assert np.array_equal(model.rollout_buffer._obs_env_major[:, 0], last)  # it went on where it stopped
     finally:
         venv.close()
+
+
+def test_a_policy_that_is_not_a_plain_mlp_acts_in_the_learner(monkeypatch):
+    """The workers can only play a plain MLP policy; the prior policy (its logits include the heuristic's scores)
+    acts in the learner's process, pipelined as before."""
+    from agents.config import load_config
+    from agents.train import build_model, make_vec_env
+    from agents.vec_env import ShardedVecEnv
+
+    cfg = load_config("configs/saga/smoke.yaml", ["env.prior=heuristic", "train.workers=2", "imitation.samples=0"])
+    venv = make_vec_env(cfg)
+    try:
+        model = build_model(cfg, venv)
+        assert model.worker_rollouts and model._fast_ok() and model._plain_acting_layers() is None
+        monkeypatch.setattr(ShardedVecEnv, "start_rollout", lambda *a, **k: pytest.fail("played in the workers"))
+        model.learn(model.n_steps * venv.num_envs)
+        assert model.num_timesteps == model.n_steps * venv.num_envs
+    finally:
+        venv.close()
