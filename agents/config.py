@@ -223,10 +223,11 @@ class TrainSection(_Section):
                                                     "change during a rollout) and streams the steps back, instead of "
                                                     "a round trip to the learner per step (rollouts ~1.2x faster on 2 "
                                                     "cores; the same algorithm, other random draws)")
-    worker_groups: int = Field(2, ge=1, le=64, description="with workers > 1: groups of envs per worker, stepped in "
-                                                          "turn, so that with the pipeline a worker steps one group "
-                                                          "while the learner acts for another (~1.05x faster on 2 cores; the "
-                                                          "same samples, the network's floats rounded differently)")
+    worker_groups: int = Field(2, ge=1, le=64, description="with workers > 1 and rollouts not played in them: groups "
+                                                          "of envs per worker, stepped in turn, so that with the "
+                                                          "pipeline a worker steps one group while the learner acts "
+                                                          "for another (~1.05x faster on 2 cores; the same samples, "
+                                                          "the network's floats rounded differently)")
     torch_threads: int = Field(1, ge=1, le=64, description="torch.set_num_threads while collecting rollouts")
     update_threads: int | None = Field(None, ge=1, le=64,
                                        description="torch threads for the gradient updates, when in-process envs are "

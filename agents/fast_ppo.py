@@ -342,7 +342,6 @@ class FastMaskablePPO(MaskablePPO):
         rollout_buffer.reset()
         if not is_masking_supported(env):
             raise ValueError("Environment does not support action masking. Consider using ActionMasker wrapper")
-        pol = self.policy
         callback.on_rollout_start()
         sharded = env.unwrapped
         if self.worker_rollouts and isinstance(sharded, ShardedVecEnv):
@@ -400,28 +399,39 @@ class FastMaskablePPO(MaskablePPO):
                         self._prefetched = prefetched
                     self._last_obs, self._last_episode_starts = new_obs, dones
                     return False
-                self._update_info_buffer(infos, dones)
                 n_steps += 1
-                actions = actions.reshape(-1, 1)
-                for idx in np.flatnonzero(dones):  # time-limit ends: bootstrap with the value (SB3 issue #633)
-                    if (infos[idx].get("terminal_observation") is not None
-                            and infos[idx].get("TimeLimit.truncated", False)):
-                        terminal_obs = pol.obs_to_tensor(infos[idx]["terminal_observation"])[0]
-                        with th.no_grad():
-                            terminal_value = pol.predict_values(terminal_obs)[0]
-                        rewards[idx] += self.gamma * terminal_value
-                rollout_buffer.add(self._last_obs, actions, rewards, self._last_episode_starts, values, log_probs,
-                                   action_masks=action_masks)
-                self._last_obs = new_obs
-                self._last_episode_starts = dones
+                self._record_step(rollout_buffer, actions, values, log_probs, action_masks, new_obs, rewards, dones,
+                                  infos)
         finally:
             if sharded is not None:
                 sharded.set_prefetch(None)
+        self._end_rollout(rollout_buffer, callback, new_obs, dones)
+        return True
+
+    def _record_step(self, rollout_buffer: RolloutBuffer, actions: np.ndarray, values: th.Tensor, log_probs: th.Tensor,
+                     action_masks: np.ndarray, new_obs: np.ndarray, rewards: np.ndarray, dones: np.ndarray,
+                     infos: list[dict]) -> None:
+        """What MaskablePPO.collect_rollouts does with a step the callbacks let through: the episode infos, the
+        time-limit bootstrap, the buffer, the last observation."""
+        self._update_info_buffer(infos, dones)
+        for idx in np.flatnonzero(dones):  # time-limit ends: bootstrap with the value (SB3 issue #633)
+            if (infos[idx].get("terminal_observation") is not None
+                    and infos[idx].get("TimeLimit.truncated", False)):
+                terminal_obs = self.policy.obs_to_tensor(infos[idx]["terminal_observation"])[0]
+                with th.no_grad():
+                    terminal_value = self.policy.predict_values(terminal_obs)[0]
+                rewards[idx] += self.gamma * terminal_value
+        rollout_buffer.add(self._last_obs, actions.reshape(-1, 1), rewards, self._last_episode_starts, values,
+                           log_probs, action_masks=action_masks)
+        self._last_obs = new_obs
+        self._last_episode_starts = dones
+
+    def _end_rollout(self, rollout_buffer: RolloutBuffer, callback: BaseCallback, new_obs: np.ndarray,
+                     dones: np.ndarray) -> None:
         with th.no_grad():
-            values = pol.predict_values(obs_as_tensor(new_obs, self.device))
+            values = self.policy.predict_values(obs_as_tensor(new_obs, self.device))
         rollout_buffer.compute_returns_and_advantage(last_values=values, dones=dones)
         callback.on_rollout_end()
-        return True
 
     def _collect_in_workers(self, env: VecEnv, sharded: ShardedVecEnv, actor: WorkerActor, callback: BaseCallback,
                             rollout_buffer: RolloutBuffer, n_rollout_steps: int) -> bool:
@@ -429,7 +439,6 @@ class FastMaskablePPO(MaskablePPO):
         acting with `actor`, a copy of the policy; its uniforms drawn here at the start, from the model's generator);
         each step then goes through the vec env's wrappers, the callbacks and the buffer as in lockstep. Steps of a
         rollout a callback stopped, played with the same policy, are taken first."""
-        pol = self.policy
         n_steps = 0
         new_obs = dones = None
         while n_steps < n_rollout_steps:
@@ -443,23 +452,10 @@ class FastMaskablePPO(MaskablePPO):
             if not callback.on_step():
                 self._last_obs, self._last_episode_starts = new_obs, dones
                 return False
-            self._update_info_buffer(infos, dones)
             n_steps += 1
-            for idx in np.flatnonzero(dones):  # time-limit ends: bootstrap with the value (SB3 issue #633)
-                if (infos[idx].get("terminal_observation") is not None
-                        and infos[idx].get("TimeLimit.truncated", False)):
-                    terminal_obs = pol.obs_to_tensor(infos[idx]["terminal_observation"])[0]
-                    with th.no_grad():
-                        terminal_value = pol.predict_values(terminal_obs)[0]
-                    rewards[idx] += self.gamma * terminal_value
-            rollout_buffer.add(self._last_obs, actions.reshape(-1, 1), rewards, self._last_episode_starts,
-                               th.from_numpy(values), th.from_numpy(log_probs), action_masks=action_masks)
-            self._last_obs = new_obs
-            self._last_episode_starts = dones
-        with th.no_grad():
-            values = pol.predict_values(obs_as_tensor(new_obs, self.device))
-        rollout_buffer.compute_returns_and_advantage(last_values=values, dones=dones)
-        callback.on_rollout_end()
+            self._record_step(rollout_buffer, actions, th.from_numpy(values), th.from_numpy(log_probs), action_masks,
+                              new_obs, rewards, dones, infos)
+        self._end_rollout(rollout_buffer, callback, new_obs, dones)
         return True
 
     # -- learning --------------------------------------------------------------------------------------

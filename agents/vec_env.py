@@ -70,24 +70,23 @@ class MaskedDummyVecEnv(DummyVecEnv):
         return None if self._masks is None else self._masks.copy()
 
     def step_wait(self) -> VecEnvStepReturn:
-        fns, masks = self._mask_fns, self._masks
-        for i, env in enumerate(self.envs):
-            obs, self.buf_rews[i], terminated, truncated, info = env.step(self.actions[i])
-            done = self.buf_dones[i] = terminated or truncated
-            info["TimeLimit.truncated"] = truncated and not terminated
-            if done:
-                info["terminal_observation"] = obs
-                obs, self.reset_infos[i] = env.reset()
-            self.buf_infos[i] = info
-            self._save_obs(i, obs)
-            if fns is not None:
-                masks[i] = fns[i]()
+        self._step_range(0, self.num_envs, self.actions)
         return (self._obs_from_buf(), np.copy(self.buf_rews), np.copy(self.buf_dones),
                 [dict(info) for info in self.buf_infos])
 
     def step_slice(self, lo: int, hi: int, actions: np.ndarray) -> tuple:
         """Step envs lo..hi-1 only, with `actions` (one per env of the slice): their (observations, rewards, dones,
         infos, reset infos, masks or None), as `step`, `reset_infos` and `stacked_action_masks` give them."""
+        if not self._box:
+            raise TypeError("step_slice steps envs with Box observations only")
+        self._step_range(lo, hi, actions)
+        masks = self._masks
+        return (self.buf_obs[None][lo:hi].copy(), self.buf_rews[lo:hi].copy(), self.buf_dones[lo:hi].copy(),
+                [dict(info) for info in self.buf_infos[lo:hi]], self.reset_infos[lo:hi],
+                None if masks is None else masks[lo:hi].copy())
+
+    def _step_range(self, lo: int, hi: int, actions: np.ndarray) -> None:
+        """Step envs lo..hi-1 with actions[0..hi-lo) into the buffers (auto-reset, masks refreshed)."""
         fns, masks = self._mask_fns, self._masks
         for i in range(lo, hi):
             env = self.envs[i]
@@ -101,11 +100,6 @@ class MaskedDummyVecEnv(DummyVecEnv):
             self._save_obs(i, obs)
             if fns is not None:
                 masks[i] = fns[i]()
-        if not self._box:
-            raise TypeError("step_slice steps envs with Box observations only")
-        return (self.buf_obs[None][lo:hi].copy(), self.buf_rews[lo:hi].copy(), self.buf_dones[lo:hi].copy(),
-                [dict(info) for info in self.buf_infos[lo:hi]], self.reset_infos[lo:hi],
-                None if masks is None else masks[lo:hi].copy())
 
     def reset(self):
         obs = super().reset()
@@ -233,15 +227,15 @@ class ShardedVecEnv(VecEnv):
         self.shards: list[list[int]] = []
         self._worker_of: list[int] = []  # per group: its worker
         self._slice: list[tuple[int, int]] = []  # per group: its envs among its worker's (first, end)
-        self._order: list[tuple[int, int]] = []  # (rank in its worker, worker) per group, sorted below
+        ranked = []  # (rank in its worker, worker, group)
         for w, block in enumerate(self._blocks):
             for rank, part in enumerate(np.array_split(np.arange(len(block)), max(1, min(groups, len(block))))):
-                self._order.append((rank, w, len(self.shards)))
+                ranked.append((rank, w, len(self.shards)))
                 self.shards.append([block[int(i)] for i in part])
                 self._worker_of.append(w)
                 self._slice.append((int(part[0]), int(part[-1]) + 1))
         # steps are sent the workers' first groups first, then their second ones, ...
-        self._order = [k for _, _, k in sorted(self._order)]
+        self._order: list[int] = [k for _, _, k in sorted(ranked)]
         ctx = mp.get_context(start_method or ("fork" if sys.platform.startswith("linux") else "spawn"))
         self.remotes, self.processes = [], []
         for block in self._blocks:
@@ -285,10 +279,11 @@ class ShardedVecEnv(VecEnv):
     def set_prefetch(self, fn: Callable[[int, np.ndarray, np.ndarray | None], np.ndarray | None] | None) -> None:
         """Pipelined stepping: `step_wait` calls `fn(k, obs, masks)` as soon as group k's envs (`shards[k]`) have
         stepped, with their new observations and masks, in the order their answers come (whichever worker answers
-        first; a worker answers its groups in the order they were sent). An array it returns is the actions of their next step, sent at
-        once, so that their worker steps them on while the learner waits for the others and acts for them; the
-        next `step_async` then sends nothing for group k, its actions being those already sent. None: no next
-        step sent. The learner's rollout loop (agents/fast_ppo.py) sets it; None switches it off."""
+        first; a worker answers its groups in the order they were sent). An array it returns is the actions of
+        their next step, sent at once, so that their worker steps them on while the learner waits for the others
+        and acts for them; the next `step_async` then sends nothing for group k, its actions being those already
+        sent. None: no next step sent. The learner's rollout loop (agents/fast_ppo.py) sets it; None switches it
+        off."""
         self._prefetch = fn
 
     # ---- rollouts played in the workers -------------------------------------------------------------------
@@ -299,10 +294,8 @@ class ShardedVecEnv(VecEnv):
         actor's values and log-probabilities), and `step(those actions)` returns what they did, as a step would.
         Per-env access meanwhile (`env_method`, `get_attr`, ...) waits for the workers to end the rollout and sees
         their envs as they are then."""
-        if self._replay is not None or self.queued_steps():
-            raise RuntimeError("start_rollout: the steps of the previous rollout are not all taken")
-        self._settle()
-        self._sent = [False] * len(self.shards)
+        if self._replay is not None or self.queued_steps() or any(self._sent):
+            raise RuntimeError("start_rollout: steps of a previous rollout or a pipelined step are not all taken")
         for w, (remote, block) in enumerate(zip(self.remotes, self._blocks)):
             remote.send(("rollout", (actor, np.ascontiguousarray(uniforms[:, block[0]:block[-1] + 1]))))
             self._playing[w] = len(uniforms)
