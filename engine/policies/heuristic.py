@@ -290,7 +290,7 @@ class _Turn:
         return self._weights
 
     def _target_weights(self) -> dict[int, float]:
-        enc, a, tac = self.enc, self.a, self.tac
+        enc, a = self.enc, self.a
         pref = (a.tactics or {}).get("prefer_targets")
         w: dict[int, float] = {}
         keys: dict[int, float] = {}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from engine.core.dice import Dice, DiceExpr, parse_dice
+from engine.core.dice import DiceExpr, parse_dice
 from engine.core.events import Event
 from engine.core.state import Encounter
 from engine.core.units import Unit

@@ -528,7 +528,7 @@ class SagaRuleset(Ruleset):
         m, r = C.first_of(a, "melee"), C.first_of(a, "ranged")
         parts = []
         parts.append(f"{tgt.name} is not within melee reach" if m is not None else f"{a.name} holds no melee weapon")
-        parts.append(self._shot_problem(enc, a, tgt, r) or "" if r is not None else f"holds no ranged weapon")
+        parts.append(self._shot_problem(enc, a, tgt, r) or "" if r is not None else "holds no ranged weapon")
         return f"{a.name} can neither strike nor shoot {tgt.name}: " + "; ".join(p for p in parts if p)
 
     def _why_aid_attack(self, enc, a, d, tgt):
