@@ -235,6 +235,16 @@ def _timed_learn(model, seconds: float, cfg) -> dict[str, Any]:
     return out
 
 
+def _rollout_mode(model, cfg) -> str:
+    """How the trainer collects a rollout of this config (agents/fast_ppo.py)."""
+    t = cfg.train
+    if t.workers <= 1:
+        return "in the learner's process"
+    if model.worker_rollouts and model._fast_ok() and model._plain_acting_layers() is not None:
+        return "played in the workers"
+    return f"pipelined, {t.worker_groups} group(s) a worker" if t.pipeline else "lockstep"
+
+
 def training_rate(seconds: float = 10.0, cfg_path: Path = SKIRMISH_CONFIG,
                   overrides: list[str] | None = None, split: bool = False) -> dict[str, Any]:
     """Steps/s of the trainer (agents.train) on a config, of the same trainer on a do-nothing env, and their
@@ -264,7 +274,8 @@ def training_rate(seconds: float = 10.0, cfg_path: Path = SKIRMISH_CONFIG,
         rnd_venv.close()
         out["random_opponents"] = {**rnd, "ratio": round(rnd["steps_per_s"] / max(1e-9, ceiling["steps_per_s"]), 3)}
     t = cfg.train
-    return {"trainer": how, "n_envs": venv.num_envs, "workers": t.workers, "n_steps": model.n_steps,
+    return {"trainer": how, "n_envs": venv.num_envs, "workers": t.workers, "rollouts": _rollout_mode(model, cfg),
+            "n_steps": model.n_steps,
             "batch_size": model.batch_size, "torch_threads": t.torch_threads,
             "update_threads": t.update_threads or t.torch_threads, "skirmish": real, "null_env": ceiling,
             "steps_per_s": real["steps_per_s"], "ceiling_steps_per_s": ceiling["steps_per_s"],

@@ -66,7 +66,8 @@ def register(app: typer.Typer) -> None:
         if "training" in res:
             t = res["training"]
             typer.echo(f"training  {t['steps_per_s']:>10,.0f} steps/s       ({t['trainer']}; {t['n_envs']} envs in "
-                       f"{t['workers']} process(es) x {t['n_steps']} steps, batch {t['batch_size']}, torch threads "
+                       f"{t['workers']} process(es) x {t['n_steps']} steps, rollouts {t['rollouts']}, batch "
+                       f"{t['batch_size']}, torch threads "
                        f"{t['torch_threads']} / {t['update_threads']} in updates; target >= "
                        f"{TARGETS['train_steps_per_s']:,})")
             typer.echo(f"  a cycle of {t['n_envs'] * t['n_steps']:,} steps: rollout {t['skirmish']['rollout_s']:.2f} s, "

@@ -75,6 +75,7 @@ def test_training_splits_a_cycle_into_rollout_and_update_and_times_the_workers()
     # two worker processes, each on a CPU for part of the rollouts (they wait for the learner in between)
     assert len(real["worker_busy"]) == 2 and all(0 < b <= 1.2 for b in real["worker_busy"])
     assert "worker_busy" not in t["null_env"]  # the do-nothing envs run in the learner's own process
+    assert t["rollouts"] == "played in the workers"
     assert "random_opponents" not in t
 
 
