@@ -240,7 +240,7 @@ def _rollout_mode(model, cfg) -> str:
     t = cfg.train
     if t.workers <= 1:
         return "in the learner's process"
-    if model.worker_rollouts and model._fast_ok() and model._plain_acting_layers() is not None:
+    if model.plays_in_workers(model.env):
         return "played in the workers"
     return f"pipelined, {t.worker_groups} group(s) a worker" if t.pipeline else "lockstep"
 

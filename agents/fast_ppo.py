@@ -307,6 +307,13 @@ class FastMaskablePPO(MaskablePPO):
         critic = _plain_layers([*pol.mlp_extractor.value_net, pol.value_net]) if plain_mlp else None
         return None if actor is None or critic is None else (actor, critic)
 
+    def plays_in_workers(self, env: VecEnv) -> bool:
+        """Whether `collect_rollouts` has the env workers play its rollouts (`worker_rollouts`, env workers, the fast
+        path and a plain MLP policy), else the learner acts."""
+        return (self.worker_rollouts and isinstance(env.unwrapped, ShardedVecEnv)
+                and isinstance(self.rollout_buffer, FastMaskableRolloutBuffer)
+                and self._plain_acting_layers() is not None)
+
     def _acting_net(self) -> Callable[[th.Tensor], tuple[th.Tensor, th.Tensor]]:
         """obs -> (action logits, values) without gradients, for one rollout (the weights do not change
         during it). A plain MLP policy (flatten, SB3's MlpExtractor, Linear / ReLU / Tanh) runs on copies of
@@ -343,13 +350,10 @@ class FastMaskablePPO(MaskablePPO):
         if not is_masking_supported(env):
             raise ValueError("Environment does not support action masking. Consider using ActionMasker wrapper")
         callback.on_rollout_start()
-        sharded = env.unwrapped
-        if self.worker_rollouts and isinstance(sharded, ShardedVecEnv):
+        if self.plays_in_workers(env):
             with th.no_grad():
-                layers = self._plain_acting_layers()
-            if layers is not None:
-                return self._collect_in_workers(env, sharded, WorkerActor(*layers), callback, rollout_buffer,
-                                                n_rollout_steps)
+                actor = WorkerActor(*self._plain_acting_layers())
+            return self._collect_in_workers(env, env.unwrapped, actor, callback, rollout_buffer, n_rollout_steps)
         with th.no_grad():
             act = self._acting_net()
 

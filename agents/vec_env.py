@@ -301,7 +301,8 @@ class ShardedVecEnv(VecEnv):
             self._playing[w] = len(uniforms)
 
     def queued_steps(self) -> int:
-        """Steps of a rollout played in the workers (`start_rollout`) and not yet taken by `next_acted`."""
+        """Steps of a rollout played in the workers (`start_rollout`) and not yet taken by `next_acted` (the same for
+        every worker: they play and are taken in step)."""
         return len(self._played[0]) + self._playing[0]
 
     def next_acted(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -429,6 +429,7 @@ def test_rollouts_played_in_the_workers_act_with_the_policy():
     sizes); the same seed gives the same rollout."""
     got, weights, model, venv = _worker_run()
     again, _, _, venv2 = _worker_run()
+    assert model.plays_in_workers(venv)
     venv.close()
     venv2.close()
     # after the update the buffer's arrays are flattened env-major alike (`swap_and_flatten`)
@@ -475,7 +476,7 @@ def test_a_policy_that_is_not_a_plain_mlp_acts_in_the_learner(monkeypatch):
     venv = make_vec_env(cfg)
     try:
         model = build_model(cfg, venv)
-        assert model.worker_rollouts and model._fast_ok() and model._plain_acting_layers() is None
+        assert model.worker_rollouts and model._fast_ok() and not model.plays_in_workers(venv)
         monkeypatch.setattr(ShardedVecEnv, "start_rollout", lambda *a, **k: pytest.fail("played in the workers"))
         model.learn(model.n_steps * venv.num_envs)
         assert model.num_timesteps == model.n_steps * venv.num_envs
