@@ -1665,7 +1665,7 @@ static PyObject *key_mask(PyObject *mod, PyObject *const *args, Py_ssize_t nargs
 }
 
 /* ---- the view's unit signatures (`tactics._view_units`) ---- */
-static PyObject *S_active, *S_side, *S_name, *S_hp, *S_state, *S_ct, *S_prone, *S_charged, *S_hands, *S_lost, *S_modes,
+static PyObject *S_down, *S_side, *S_name, *S_hp, *S_state, *S_ct, *S_prone, *S_charged, *S_hands, *S_lost, *S_modes,
     *S_suppressed, *S_grabbed_by, *S_attack_penalty, *S_pinned_by, *S_no_attacks, *S_defense, *S_active_items, *S_aid;
 
 /* state[name] as a new reference (KeyError when missing) */
@@ -1785,11 +1785,11 @@ static int named_units(PyObject *units) {
     for (n = 0; n < PyList_GET_SIZE(units); n++) {
         PyObject *u = PyList_GET_ITEM(units, n), *o, *aid;
         int truth;
-        if (!(o = PyObject_GetAttr(u, S_active)))
+        if (!(o = PyObject_GetAttr(u, S_down))) /* `Unit.active` is `not down` */
             return -1;
         truth = PyObject_IsTrue(o);
         Py_DECREF(o);
-        if (truth <= 0) {
+        if (truth) {
             if (truth < 0)
                 return -1;
             continue;
@@ -1834,12 +1834,13 @@ static PyObject *view_units(PyObject *mod, PyObject *const *args, Py_ssize_t nar
                  *asig = NULL, *tsig = NULL, *t = NULL, *tt = NULL, *got = NULL, *pos = NULL, *entry = NULL;
         long uid;
         int active, ok = 0;
-        if (!(a = PyObject_GetAttr(u, S_active)))
+        if (!(a = PyObject_GetAttr(u, S_down))) /* `Unit.active` is `not down` */
             goto done;
         active = PyObject_IsTrue(a);
         Py_DECREF(a);
         if (active < 0)
             goto done;
+        active = !active;
         if (!active)
             continue;
         {
@@ -2005,7 +2006,7 @@ PyMODINIT_FUNC PyInit__tactics(void) {
     INTERN(S_run, "run")
     INTERN(S_saga_sight, "saga_sight")
     INTERN(S_end, "end")
-    INTERN(S_active, "active")
+    INTERN(S_down, "down")
     INTERN(S_side, "side")
     INTERN(S_name, "name")
     INTERN(S_hp, "hp")
