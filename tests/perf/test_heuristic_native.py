@@ -222,6 +222,33 @@ def test_strikes_and_threats_by_class_are_computed_ones():
     assert n > 300, n
 
 
+def test_the_kernel_computes_strikes_and_threats_from_the_pairs_parts():
+    """The C kernel works out the strikes and threats of the classes it meets itself, from each unit pair's estimate
+    parts (`_View.strike_parts`, `threat_parts`), instead of asking `_strike` / `_threat_of`: on random states, with
+    the kernel's caches warm across them, its threat on a square and best attack from it (aimed and not) are the
+    Python path's, from cold caches; and the parts were read."""
+    warm = T.make(RS)
+    rng = random.Random(8)
+    n = 0
+    for k, b in enumerate(_states(12, seed=29)):
+        if k % 2:
+            continue
+        t = H._Turn(b, warm, native=True)
+        if t.k is None:
+            continue
+        g = b.enc.grid
+        for _ in range(4):
+            pos = (rng.randrange(g.width), rng.randrange(g.height))
+            ref = H._Turn(b, T.make(RS), native=False)
+            ref.tac.native = False
+            assert t.k.threat(pos) == ref.v.threat(pos), (k, pos)
+            for aimed in (False, True):
+                assert t.k.best_attack(pos, aimed) == ref.best_attack(pos, aimed), (k, pos, aimed)
+            n += 1
+    read = [key for pair in warm._by_pair.values() for key in pair if isinstance(key, int)]
+    assert n > 300 and len(read) > 100, (n, len(read))
+
+
 def test_caches_do_not_carry_values_across_maps():
     """Units of one template share their stat block across encounters, so the same units can stand on the same
     squares of different maps: the tactics caches (and the policy's square memo) must tell the maps apart. A

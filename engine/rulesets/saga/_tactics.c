@@ -38,7 +38,7 @@ static PyObject *S__threat_fields, *S__offense_fields, *S__table, *S__armed, *S_
     *S_width, *S_height, *S_metric, *S__aoo, *S_a, *S_first, *S_id, *S_stats, *S_speed, *S_reach, *S_pos,
     *S__sight, *S__strike, *S__threat_of, *S_estimate, *S_aoo_cost, *S__target, *S_approach, *S__approach,
     *S_reach_value, *S__melee, *S_expected_damage, *S_kill_chance, *S_alternating, *S_chebyshev, *S__geometry,
-    *S_line, *S__threats, *S_line_codes, *S_class_info, *S_misc, *S_move, *S_withdraw, *S_run, *S_saga_sight, *S_end;
+    *S_line, *S__threats, *S_line_codes, *S_class_info, *S_misc, *S_move, *S_withdraw, *S_run, *S_saga_sight, *S_end, *S_strike_parts, *S_threat_parts, *S_parts;
 
 /* A field's values by slot (a square, or a square and whether aimed) in C, kept in the field's dict under the key
  * None (the Python path keys it by squares only): a bytearray of a count, a code per slot (0: not known yet, else
@@ -76,6 +76,9 @@ typedef struct {
     double *cls;
     int have_target; /* the target constants of `_Turn._target`, read once */
     double hp, kill, weight;
+    int has[3]; /* per option of the pair's estimate parts (`_View.strike_parts` / `threat_parts`): 0 not read yet,
+                 * 1 read into parts, -1 none (no such weapon, or the estimates are the ruleset's) */
+    double parts[3][6];
 } Foe;
 
 typedef struct {
@@ -672,6 +675,80 @@ static double *classes(Foe *f, Py_ssize_t rows, int stride) {
     return f->cls;
 }
 
+/* option `opt` of the estimate parts of foe f's pair into f->parts[opt] (f->has[opt]: 1 read, -1 none): from its
+ * by_pair dict (under the option's number), else the view's `strike_parts(unit, opt)` (offense) or
+ * `threat_parts(unit, opt)` (threat), kept there. Returns f->has[opt], or -1 with an exception. */
+static int load_parts(Kernel *k, Foe *f, int offense, int opt) {
+    PyObject *key = PyLong_FromLong(opt), *got;
+    Py_ssize_t m, width = offense ? 6 : 4;
+    int err = 0;
+    if (!key)
+        return -1;
+    if ((got = PyDict_GetItemWithError(f->by_pair, key))) {
+        Py_INCREF(got);
+    } else if (PyErr_Occurred() ||
+               !(got = PyObject_CallMethodObjArgs(k->view, offense ? S_strike_parts : S_threat_parts, f->unit, key,
+                                                  NULL)) ||
+               PyDict_SetItem(f->by_pair, key, got) < 0) {
+        Py_DECREF(key);
+        Py_XDECREF(got);
+        return -1;
+    }
+    Py_DECREF(key);
+    f->has[opt] = -1;
+    if (got != Py_None) {
+        if (!PyTuple_Check(got) || PyTuple_GET_SIZE(got) != width) {
+            Py_DECREF(got);
+            PyErr_SetString(PyExc_TypeError, "estimate parts: a tuple of numbers");
+            return -1;
+        }
+        for (m = 0; m < width; m++)
+            f->parts[opt][m] = as_double(PyTuple_GET_ITEM(got, m), &err);
+        if (err) {
+            Py_DECREF(got);
+            return -1;
+        }
+        f->has[opt] = 1;
+    }
+    Py_DECREF(got);
+    return f->has[opt];
+}
+
+/* foe f's parts of option opt, read when first needed: 1 it has them, -1 it has none, -2 with an exception */
+static int parts_of(Kernel *k, Foe *f, int offense, int opt) {
+    if (f->has[opt])
+        return f->has[opt];
+    return load_parts(k, f, offense, opt) == -1 && PyErr_Occurred() ? -2 : f->has[opt];
+}
+
+static const int BAND_PENALTY[4] = {0, -2, -5, -10}, COVER_BONUS[3] = {0, 5, 10};
+
+/* `_View._attack_estimate`'s arithmetic over parts c (attack bonus, defense, mean, autofire, Careful Shot's +1, and
+ * for a strike P(damage >= hit points)): band -1 for a melee weapon, cover a code 0-2; the expected damage and, with
+ * `with_kill`, the kill chance */
+static void estimate_of(const double *c, int band, int cover, int aimed, int with_kill, double *ed, double *kc) {
+    long ab = (long)c[0], defense = (long)c[1], need;
+    double p, mean = c[2], dmg;
+    if (band >= 0) {
+        ab += BAND_PENALTY[band];
+        if (aimed)
+            ab += (long)c[4];
+        else
+            defense += COVER_BONUS[cover];
+    }
+    need = defense - ab; /* combat.hit_chance */
+    need = need > 20 ? 20 : need;
+    need = need < 2 ? 2 : need;
+    p = (double)(21 - need) / 20;
+    dmg = p * mean;
+    dmg = dmg + 0.05 * mean;
+    if (c[3] != 0.0)
+        dmg += (1 - p) * mean / 2;
+    *ed = dmg;
+    if (with_kill)
+        *kc = p * c[5];
+}
+
 /* `_View.threat(pos)` */
 static int threat(Kernel *k, PyObject *pos, int i, double *out) {
     double sum = 0.0;
@@ -690,7 +767,7 @@ static int threat(Kernel *k, PyObject *pos, int i, double *out) {
             continue;
         }
         {
-            int los, loe, cover, near = 0, band, code;
+            int los, loe, cover, near = 0, band, code, mp = 0, rp = 0;
             long d;
             double *row;
             if (sight_class(k, f->ei, i, &los, &loe, &cover, &d) < 0 ||
@@ -706,6 +783,26 @@ static int threat(Kernel *k, PyObject *pos, int i, double *out) {
             row += 2 * code;
             if (row[0] != 0.0) {
                 x = row[1];
+            } else if ((mp = near && f->info.melee ? parts_of(k, f, 0, 0) : 0) == -2 ||
+                       (rp = f->info.ranged ? parts_of(k, f, 0, 1) : 0) == -2) {
+                return -1;
+            } else if (mp != -1 && rp != -1) { /* `_View._threat_of` over the pair's parts */
+                double ed;
+                x = 0.0;
+                if (mp == 1) {
+                    estimate_of(f->parts[0], -1, 0, 0, 0, &ed, NULL);
+                    x = near == 2 ? ed : 0.2 * ed; /* tactics._LATER_MELEE_SHARE */
+                }
+                if (rp == 1) {
+                    ed = 0.0;
+                    if (band >= 0)
+                        estimate_of(f->parts[1], band, cover, 0, 0, &ed, NULL);
+                    if (!los)
+                        ed *= 0.5; /* tactics._NO_LOS_SHARE */
+                    x = ed > x ? ed : x;
+                }
+                row[0] = 1.0;
+                row[1] = x;
             } else {
                 if (!(v = sight(k, f->ei, i))) /* the view's table gets the line `_threat_of` looks up */
                     return -1;
@@ -893,7 +990,31 @@ static int strike(Kernel *k, Foe *f, PyObject *pos, int i, int aimed, double out
     reach = in->melee && (d <= 1 || (d <= in->reach && loe));
     band = in->ranged && los && loe ? band_of(in, d) : -1;
     row += 4 * (((reach * 5 + band + 1) * 3 + (band >= 0 ? cover : 0)) * 2 + (aimed != 0));
-    if (row[0] == 0.0) { /* a class not met yet for these two units: the view's strike */
+    if (row[0] == 0.0) { /* a class not met yet for these two units: `_View._strike` over the pair's parts */
+        int melee = reach ? parts_of(k, f, 1, 0) : 0, shot = band >= 0 ? parts_of(k, f, 1, aimed ? 2 : 1) : 0;
+        if (melee == -2 || shot == -2)
+            return -1;
+        if (melee != -1 && shot != -1) { /* the parts it needs are there (else the view's strike, below) */
+            double ed, kc;
+            memset(out, 0, 4 * sizeof(double));
+            out[0] = 1.0;
+            if (melee == 1) {
+                estimate_of(f->parts[0], -1, 0, 0, 1, &out[2], &out[3]);
+                out[0] = 2.0;
+            }
+            if (shot == 1) {
+                estimate_of(f->parts[aimed ? 2 : 1], band, cover, aimed, 1, &ed, &kc);
+                if (out[0] == 1.0 || ed > out[2]) {
+                    out[0] = 2.0;
+                    out[1] = 1.0;
+                    out[2] = ed;
+                    out[3] = kc;
+                }
+            }
+            memcpy(row, out, 4 * sizeof(double));
+        }
+    }
+    if (row[0] == 0.0) { /* the view's strike */
         if (!(st = sight(k, i, f->ei))) /* the view's table gets the line `_strike` looks up */
             return -1;
         Py_DECREF(st);
@@ -2006,6 +2127,9 @@ PyMODINIT_FUNC PyInit__tactics(void) {
     INTERN(S_run, "run")
     INTERN(S_saga_sight, "saga_sight")
     INTERN(S_end, "end")
+    INTERN(S_strike_parts, "strike_parts")
+    INTERN(S_threat_parts, "threat_parts")
+    INTERN(S_parts, "parts")
     INTERN(S_down, "down")
     INTERN(S_side, "side")
     INTERN(S_name, "name")

@@ -473,21 +473,10 @@ class _View:
         """`rs.attack_estimate` of att's weapon n (`w`) on tgt in range band `band` (-1 for a melee weapon) with the
         cover bonus `cover` of the line between them, the same arithmetic over parts cached per attacker signature
         (attack bonus before aid, damage dice, mode); tests/perf/test_heuristic_map_queries.py holds it to the
-        ruleset's on random battles."""
-        key = (self.att[att.id], n, aimed)
-        parts = self.tac._parts.get(key)
-        if parts is None:
-            melee = w["kind"] == "melee"
-            mode = C.mode(att, n)
-            expr = C.damage_expr(att, n, aimed=aimed and not melee)
-            stun = mode == "stun"
-            self.tac._trim(self.tac._parts)
-            parts = self.tac._parts[key] = (
-                C.attack_bonus(att, n, None), expr, expr.mean / (2 if stun else 1), 2 if stun else 1,
-                mode == "autofire", 1 if "careful_shot" in att.stats["feats"] else 0)
-        ab, expr, mean, stun, autofire, careful = parts
-        ab += C.aid_bonus(att, tgt) + extra
-        defense = C.reflex(tgt, melee=band < 0)
+        ruleset's on random battles. The C kernel does this arithmetic itself over `_pair_parts` (`strike_parts`,
+        `threat_parts`): a change here goes there too."""
+        ab, defense, mean, autofire, careful, expr, stun = self._pair_parts(att, tgt, n, w, aimed)
+        ab += extra
         notes = []
         if band >= 0:
             ab += C.BAND_PENALTY[band]
@@ -502,6 +491,47 @@ class _View:
         if autofire:
             dmg += (1 - p) * mean / 2
         return Estimate(p, dmg, p * C.p_at_least(expr, tgt.hp * stun), notes)
+
+    def _pair_parts(self, att: Unit, tgt: Unit, n: int, w: dict, aimed: bool) -> tuple:
+        """What `_attack_estimate` of att's weapon n (`w`) on tgt starts from, before the range band, the cover and a
+        full attack's penalty: (attack bonus with aid, tgt's reflex defense against that weapon, mean damage,
+        autofire, Careful Shot's +1 when aimed, damage dice, stun divisor); the attacker's part cached per signature."""
+        key = (self.att[att.id], n, aimed)
+        parts = self.tac._parts.get(key)
+        if parts is None:
+            melee = w["kind"] == "melee"
+            mode = C.mode(att, n)
+            expr = C.damage_expr(att, n, aimed=aimed and not melee)
+            stun = mode == "stun"
+            self.tac._trim(self.tac._parts)
+            parts = self.tac._parts[key] = (
+                C.attack_bonus(att, n, None), expr, expr.mean / (2 if stun else 1), 2 if stun else 1,
+                mode == "autofire", 1 if "careful_shot" in att.stats["feats"] else 0, melee)
+        ab, expr, mean, stun, autofire, careful, melee = parts
+        return ab + C.aid_bonus(att, tgt), C.reflex(tgt, melee=melee), mean, autofire, careful, expr, stun
+
+    def strike_parts(self, e: Unit, option: int) -> tuple | None:
+        """For the C kernel's strikes of the actor on e (`_strike`), of one option (0 the first melee weapon, 1 the
+        first ranged weapon, 2 that weapon aimed): (attack bonus, defense, mean damage, autofire, Careful Shot's +1,
+        P(damage >= e's hit points)) of `_pair_parts`; None without that weapon, or when the estimates are the
+        ruleset's (`native` off)."""
+        a = self.a
+        n = self.first[a.id][option > 0]
+        if n is None or not self.tac.native:
+            return None
+        ab, defense, mean, autofire, careful, expr, stun = self._pair_parts(a, e, n, a.stats["weapons"][n], option == 2)
+        return ab, defense, mean, 1 if autofire else 0, careful, C.p_at_least(expr, e.hp * stun)
+
+    def threat_parts(self, e: Unit, option: int) -> tuple | None:
+        """For the C kernel's threats of e on the actor (`_threat_of`), of e's first melee (option 0) or ranged (1)
+        weapon: (attack bonus, defense, mean damage, autofire) of `_pair_parts`; None without that weapon, or when
+        `native` is off."""
+        n = self.first[e.id][option]
+        if n is None or not self.tac.native:
+            return None
+        ab, defense, mean, autofire, _careful, _expr, _stun = self._pair_parts(e, self.a, n, e.stats["weapons"][n],
+                                                                               False)
+        return ab, defense, mean, 1 if autofire else 0
 
     def decision_estimate(self, d: Decision) -> Estimate | None:
         """`rs.estimate` of an attack, full attack or charge decision from the estimate cache (None for others)."""
