@@ -1730,6 +1730,42 @@ done:
     return out;
 }
 
+/* sight_line(codes, width, metric, i, j) -> (line of sight, line of effect, cover bonus, distance) between flat squares
+ * i <= j of a map `width` wide whose line codes (`observe._line_codes`) are `codes`, metric 0 alternating,
+ * 1 chebyshev, 2 manhattan: `tactics.SagaTactics.sight`'s answer, traced as the kernel traces it; None past the
+ * longest line it traces. */
+static PyObject *sight_line(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+    static const long COVER_BONUS[3] = {0, 5, 10};
+    int buf[LINE_CAP], cnt, n, los = 1, loe = 1, cover = 0;
+    long w, metric, i, j, size, dx, dy, hi, lo, d;
+    const unsigned char *codes;
+    (void)mod;
+    if (nargs != 5 || !PyBytes_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "sight_line(codes: bytes, width, metric, i, j)");
+        return NULL;
+    }
+    w = PyLong_AsLong(args[1]);
+    metric = PyLong_AsLong(args[2]);
+    i = PyLong_AsLong(args[3]);
+    j = PyLong_AsLong(args[4]);
+    if (PyErr_Occurred())
+        return NULL;
+    size = (long)PyBytes_GET_SIZE(args[0]);
+    if (w <= 0 || size % w || i < 0 || j < i || j >= size) {
+        PyErr_SetString(PyExc_ValueError, "sight_line: squares 0 <= i <= j of a map of that width");
+        return NULL;
+    }
+    codes = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    if ((cnt = trace_line(w, j % w - i % w, j / w - i / w, buf, LINE_CAP)) < 0)
+        Py_RETURN_NONE;
+    for (n = 0; n < cnt; n++)
+        fold_code(codes[i + buf[n]], &los, &loe, &cover);
+    dx = labs(j % w - i % w), dy = labs(j / w - i / w);
+    hi = dx > dy ? dx : dy, lo = dx > dy ? dy : dx;
+    d = metric == 0 ? hi + lo / 2 : metric == 1 ? hi : dx + dy; /* Kernel's dist */
+    return Py_BuildValue("(OOll)", los ? Py_True : Py_False, loe ? Py_True : Py_False, COVER_BONUS[cover], d);
+}
+
 /* mark the squares other than (cx, cy) within `reach` of it inside a w x h map (`Grid.within`) */
 static void mark_within(unsigned char *mask, long w, long h, int metric, long cx, long cy, long reach) {
     long ox, oy;
@@ -2041,6 +2077,8 @@ done:
 }
 
 static PyMethodDef module_methods[] = {
+    {"sight_line", (PyCFunction)(void (*)(void))sight_line, METH_FASTCALL,
+     "sight_line(codes, width, metric, i, j): (sight, effect, cover bonus, distance) between squares i <= j."},
     {"approach_field", (PyCFunction)(void (*)(void))approach_field, METH_FASTCALL,
      "approach_field(terrain, width, starts): tactics._distance_field over the terrain codes in C."},
     {"view_units", (PyCFunction)(void (*)(void))view_units, METH_FASTCALL,

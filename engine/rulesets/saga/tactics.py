@@ -189,13 +189,18 @@ class SagaTactics:
         return _distance_field(g, starts, self.step_costs(g))
 
     @staticmethod
-    def sight(g, table: dict, i: int, j: int) -> tuple[bool, bool, int, int]:
-        """(line of sight, line of effect, cover bonus, distance) between flat squares i and j."""
+    def sight(g, table: dict, i: int, j: int, native: bool = False) -> tuple[bool, bool, int, int]:
+        """(line of sight, line of effect, cover bonus, distance) between flat squares i and j; with `native`
+        traced in C (`_native.sight_line`, over `Grid.sight`'s line codes) instead of by `Grid.sight`."""
         key = (i, j) if i <= j else (j, i)
         got = table.get(key)
         if got is None:
-            los, loe, cover = g.sight(i, j)  # shared with the ruleset's own lookups
-            got = table[key] = (los, loe, C.COVER_BONUS[cover], g.distance(g.xy(i), g.xy(j)))
+            if native and _native is not None:
+                got = _native.sight_line(_line_codes(g), g.width, METRICS[g.metric], *key)
+            if got is None:
+                los, loe, cover = g.sight(i, j)  # shared with the ruleset's own lookups
+                got = (los, loe, C.COVER_BONUS[cover], g.distance(g.xy(i), g.xy(j)))
+            table[key] = got
         return got
 
 
@@ -358,7 +363,7 @@ class _View:
 
     def _sight(self, i: int, j: int) -> tuple[bool, bool, int, int]:
         got = self._table.get((i, j) if i <= j else (j, i))
-        return got if got is not None else SagaTactics.sight(self.g, self._table, i, j)
+        return got if got is not None else SagaTactics.sight(self.g, self._table, i, j, self.tac.native)
 
     def class_info(self, u: Unit) -> tuple[bool, int, int, tuple[int, ...] | None]:
         """For the C kernel: whether u has a melee weapon, its reach and speed, and the upper bounds of its ranged
@@ -681,7 +686,7 @@ class _View:
                     # a strike depends on the squares only through the sight line between them
                     pk = table.get((i, ei) if i <= ei else (ei, i))
                     if pk is None:
-                        pk = SagaTactics.sight(g, table, i, ei)
+                        pk = SagaTactics.sight(g, table, i, ei, self.tac.native)
                     pk = (pk, aimed)
                     got = by_pair.get(pk, _MISSING)
                     if got is _MISSING:
@@ -767,7 +772,7 @@ class _View:
                         i = self.g.index(*pos)
                     pk = table.get((ei, i) if ei <= i else (i, ei))
                     if pk is None:
-                        pk = SagaTactics.sight(self.g, table, ei, i)
+                        pk = SagaTactics.sight(self.g, table, ei, i, self.tac.native)
                     v = by_pair.get(pk)
                     if v is None:
                         v = by_pair[pk] = self._threat_of(e, pos)
