@@ -9,10 +9,14 @@ alone must leave it alone (100 steps: compare with the code before the change). 
 host's speed drifts by up to ~1.75x within minutes; alternate old and new code). `--instructions`: instructions per env
 step, counted by callgrind (valgrind) over the steps of two runs (10 and 40 steps a env, the start-up cancelling out):
 the same count for the same code whatever else the machine is doing, so small changes can be told apart (session 9).
+The garbage collector is off while the envs step: where its full collections fall moves with any change, by more than
+a small change saves (the env workers collect rarely, `agents/heap.py`).
 """
 from __future__ import annotations
 
+import gc
 import hashlib
+import os
 import random
 import re
 import subprocess
@@ -21,6 +25,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+# what else moves the count from run to run: str hashes, and the spinning of numpy's BLAS threads
+QUIET = {"PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
 
 
 def _envs():
@@ -64,6 +70,8 @@ def run(steps: int) -> tuple[str, float]:
     for i, e in enumerate(envs):
         h.update(e.reset(seed=i)[0].tobytes())
     rng = np.random.default_rng(0)
+    gc.collect()
+    gc.disable()  # full collections at allocation counts that move with any change would swamp small differences
     t0 = time.process_time()
     for _ in range(steps):
         for e in envs:
@@ -82,7 +90,7 @@ def instructions() -> int:
     for steps in (10, 40):
         out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-m",
                               "tests.perf.env_workload", str(steps)], cwd=ROOT, capture_output=True, text=True,
-                             check=True)
+                             check=True, env={**os.environ, **QUIET})
         totals.append(int(re.search(r"Collected : (\d+)", out.stderr).group(1)))
     return (totals[1] - totals[0]) // (30 * 32)
 

@@ -1077,16 +1077,23 @@ static int best_attack(Kernel *k, PyObject *pos, int aimed, double *out) {
                 int r;
                 if (k->melee_n == Py_None || dist(k, x, y, f->x, f->y) > 1)
                     continue;
-                if (!(epos = PyObject_GetAttr(f->unit, S_pos)))
+                if ((r = parts_of(k, f, 1, 0)) == -2)
                     return -1;
-                est = PyObject_CallMethodObjArgs(k->view, S_estimate, k->actor, f->unit, k->melee_n, pos, epos, NULL);
-                Py_DECREF(epos);
-                if (!est)
-                    return -1;
-                r = est_figures(est, &ed, &kc);
-                Py_DECREF(est);
-                if (r < 0)
-                    return -1;
+                if (r == 1) { /* the melee strike of the pair's parts */
+                    estimate_of(f->parts[0], -1, 0, 0, 1, &ed, &kc);
+                } else {
+                    if (!(epos = PyObject_GetAttr(f->unit, S_pos)))
+                        return -1;
+                    est = PyObject_CallMethodObjArgs(k->view, S_estimate, k->actor, f->unit, k->melee_n, pos, epos,
+                                                     NULL);
+                    Py_DECREF(epos);
+                    if (!est)
+                        return -1;
+                    r = est_figures(est, &ed, &kc);
+                    Py_DECREF(est);
+                    if (r < 0)
+                        return -1;
+                }
             } else if (aoo_cost(k, pos, i, &cost) < 0) {
                 return -1;
             }
