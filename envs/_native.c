@@ -341,20 +341,23 @@ static int threat_reach(PyObject *u, PyObject *threatens, double figure, long *r
     return 0;
 }
 
-/* encode(out, enc, actor, spec, planes, parts, threatens) -> None: ObservationEncoder.encode into the float32
+/* encode(out, enc, actor, spec, kinds, parts, threatens) -> None: ObservationEncoder.encode into the float32
  * buffer `out`.
- * spec: (max_per_side, W, H, unit width, base, radius, phases, slot names, slot maxima dict), as the encoder
- * holds them; planes: the encoder's padded float32 planes of the map, (9, height + 2R, width + 2R);
+ * spec: (max_per_side, W, H, unit width, base, radius, phases, slot names, slot maxima dict, plane of each kind),
+ * as the encoder holds them, the last as 256 bytes: 1 + the terrain plane of a kind code, 0 for none; kinds: the
+ * map's Grid.kind_codes (a byte per square);
  * parts(enc, actor, units) -> the ruleset's parts of the unit rows: a sequence of (features, threat or None), or
  * an object with a float64 buffer of shape (units, features + 5) (features, the threat with zeros for None, the
  * reach of the squares the unit threatens); threatens(unit) -> bool or None (no threatened plane). */
 static PyObject *encode(PyObject *self, PyObject *args) {
-    PyObject *out_obj, *enc, *actor, *spec, *planes_obj, *parts_fn, *threatens, *slot_names, *slots;
+    PyObject *out_obj, *enc, *actor, *spec, *kinds_obj, *parts_fn, *threatens, *slot_names, *slots;
+    const unsigned char *plane_of, *kinds;
+    Py_ssize_t n_plane_of;
     PyObject *units = NULL, *grid = NULL, *present = NULL, *got = NULL, *parts_fast = NULL, *budget = NULL;
     PyObject *actor_side = NULL, *actor_id = NULL, *v;
-    Py_buffer out, planes, figs;
-    int have_planes = 0, have_figs = 0, metric;
-    long mps, R, n_phases, width, base, side, n_global, n_rows, gw, gh, ax, ay, actor_hp, phase, pw, ph;
+    Py_buffer out, figs;
+    int have_figs = 0, metric;
+    long mps, R, n_phases, width, base, side, n_global, n_rows, gw, gh, ax, ay, actor_hp, phase;
     long n_other = 0, n_mine = 0, k, j, p;
     double W, H;
     Py_ssize_t n_units, nf = 0, fig_width = 0, size;
@@ -362,12 +365,17 @@ static PyObject *encode(PyObject *self, PyObject *args) {
     float *o, *maps;
     const double *fig = NULL;
 
-    if (!PyArg_ParseTuple(args, "OOOO!OOO", &out_obj, &enc, &actor, &PyTuple_Type, &spec, &planes_obj, &parts_fn,
-                          &threatens))
+    if (!PyArg_ParseTuple(args, "OOOO!O!OO", &out_obj, &enc, &actor, &PyTuple_Type, &spec, &PyBytes_Type,
+                          &kinds_obj, &parts_fn, &threatens))
         return NULL;
-    if (!PyArg_ParseTuple(spec, "lddllllO!O!", &mps, &W, &H, &width, &base, &R, &n_phases, &PyTuple_Type,
-                          &slot_names, &PyDict_Type, &slots))
+    if (!PyArg_ParseTuple(spec, "lddllllO!O!y#", &mps, &W, &H, &width, &base, &R, &n_phases, &PyTuple_Type,
+                          &slot_names, &PyDict_Type, &slots, &plane_of, &n_plane_of))
         return NULL;
+    if (n_plane_of != 256) {
+        PyErr_SetString(PyExc_ValueError, "encode: the spec's planes of the kinds must be 256 bytes");
+        return NULL;
+    }
+    kinds = (const unsigned char *)PyBytes_AS_STRING(kinds_obj);
     side = 2 * R + 1;
     n_global = 2 + PyTuple_GET_SIZE(slot_names) + n_phases;
     n_rows = 2 * mps;
@@ -546,15 +554,9 @@ static PyObject *encode(PyObject *self, PyObject *args) {
         }
     }
 
-    /* map planes: the window of the padded terrain planes, then threatened squares and units */
-    if (PyObject_GetBuffer(planes_obj, &planes, PyBUF_ND | PyBUF_C_CONTIGUOUS) < 0)
-        goto fail;
-    have_planes = 1;
-    ph = gh + 2 * R;
-    pw = gw + 2 * R;
-    if (planes.itemsize != 4 || planes.ndim != 3 || planes.shape[0] != 9 || planes.shape[1] != ph
-        || planes.shape[2] != pw) {
-        PyErr_SetString(PyExc_ValueError, "planes must be float32 of shape (9, height + 2R, width + 2R)");
+    /* map planes: terrain from the kinds, off map, then threatened squares and units */
+    if (PyBytes_GET_SIZE(kinds_obj) != gw * gh) {
+        PyErr_SetString(PyExc_ValueError, "kinds must hold a byte per square of the map");
         goto fail;
     }
     if (ax < 0 || ax >= gw || ay < 0 || ay >= gh) {
@@ -562,10 +564,17 @@ static PyObject *encode(PyObject *self, PyObject *args) {
         goto fail;
     }
     maps = o + n_global + n_rows * width;
-    for (p = 0; p < 9; p++)
-        for (j = 0; j < side; j++)
-            memcpy(maps + (p * side + j) * side, (const float *)planes.buf + (p * ph + ay + j) * pw + ax,
-                   side * sizeof(float));
+    memset(maps, 0, 9 * side * side * sizeof(float));
+    for (j = 0; j < side; j++) {
+        long y = ay - R + j;
+        for (p = 0; p < side; p++) {
+            long x = ax - R + p;
+            if (x < 0 || x >= gw || y < 0 || y >= gh)
+                maps[(8 * side + j) * side + p] = 1.0f;
+            else if (plane_of[kinds[y * gw + x]])
+                maps[((plane_of[kinds[y * gw + x]] - 1) * side + j) * side + p] = 1.0f;
+        }
+    }
     for (k = 0; k < n_units; k++) {
         const Info *in = &info[k];
         long i = in->x - (ax - R), jj = in->y - (ay - R), dx, dy, reach;
@@ -594,8 +603,6 @@ static PyObject *encode(PyObject *self, PyObject *args) {
 fail:
     k = -1;
 done:
-    if (have_planes)
-        PyBuffer_Release(&planes);
     if (have_figs)
         PyBuffer_Release(&figs);
     PyBuffer_Release(&out);
@@ -618,7 +625,7 @@ static PyMethodDef methods[] = {
     {"action_indices", action_indices, METH_VARARGS,
      "action_indices(legal, table, units, actor_side, ax, ay, side, end_name, mask) -> [index | None] or None"},
     {"encode", encode, METH_VARARGS,
-     "encode(out, enc, actor, spec, planes, parts, threatens): ObservationEncoder.encode into out"},
+     "encode(out, enc, actor, spec, kinds, parts, threatens): ObservationEncoder.encode into out"},
     {NULL, NULL, 0, NULL},
 };
 
