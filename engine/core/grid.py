@@ -47,11 +47,35 @@ _WITHIN: dict[tuple[str, int], tuple[tuple[int, int], ...]] = {}
 _LINES: dict[tuple[int, int, int], tuple[int, ...]] = {}
 
 
+def _legend_kinds(legend: dict[str, str]) -> tuple[dict[str, str], bytes | None]:
+    """The terrain of each symbol of a legend (an open door's: a door) and, when every symbol is a latin-1
+    character, the `bytes.translate` table from a symbol's byte to the kind code of its terrain (`Grid.kind_codes`
+    with every door closed); InputError for a bad legend."""
+    for k, v in legend.items():
+        if not isinstance(k, str) or len(k) != 1:
+            raise InputError(f"legend symbol {k!r} is not one character", "legend",
+                             "map one map character to one terrain, e.g. {\"c\": low_cover}")
+        if not isinstance(v, str) or v not in TERRAINS:
+            raise InputError(f"legend maps '{k}' to unknown terrain '{v}'", "legend",
+                             f"use one of {', '.join(TERRAINS)}")
+    kinds = {k: "door" if v == "open_door" else v for k, v in legend.items()}
+    if any(ord(k) > 255 for k in kinds):
+        return kinds, None
+    table = bytearray(256)
+    for k, v in kinds.items():
+        table[ord(k)] = _KIND_CODE[v]
+    return kinds, bytes(table)
+
+
+_DEFAULT_KINDS = _legend_kinds(DEFAULT_LEGEND)  # the legend of most maps, checked once
+
+
 class Grid:
     """A rectangular map of 5-ft squares. `metric` is how the ruleset counts distance:
     'alternating' (d20: every second diagonal costs 2), 'chebyshev' (diagonal = 1), 'manhattan'."""
 
     def __init__(self, rows: list[str], legend: dict[str, str] | None = None, metric: str = "alternating"):
+        custom = legend
         legend = dict(DEFAULT_LEGEND, **(legend or {}))
         if not rows:
             raise InputError("the map is empty", "map", "draw at least one row of squares")
@@ -63,17 +87,10 @@ class Grid:
                              f"map line {bad + 1}", "make every map row the same length")
         if metric not in METRICS:
             raise InputError(f"unknown distance metric '{metric}'", "metric", f"use one of {METRICS}")
-        for k, v in legend.items():
-            if not isinstance(k, str) or len(k) != 1:
-                raise InputError(f"legend symbol {k!r} is not one character", "legend",
-                                 "map one map character to one terrain, e.g. {\"c\": low_cover}")
-            if not isinstance(v, str) or v not in TERRAINS:
-                raise InputError(f"legend maps '{k}' to unknown terrain '{v}'", "legend",
-                                 f"use one of {', '.join(TERRAINS)}")
+        kinds, table = _legend_kinds(legend) if custom else _DEFAULT_KINDS
         self.width, self.height, self.metric = len(rows[0]), len(rows), metric
         self.rows = list(rows)
         self.legend = legend
-        kinds = {k: "door" if v == "open_door" else v for k, v in legend.items()}
         squares = "".join(rows)
         try:
             self.terrain: list[str] = list(map(kinds.__getitem__, squares))
@@ -84,7 +101,7 @@ class Grid:
         opens = [k for k, v in legend.items() if v == "open_door" and k in squares]
         self.open_doors: set[int] = {i for i, ch in enumerate(squares) if ch in opens} if opens else set()
         self.broken: set[int] = set()  # doors / objects destroyed in play: now open floor
-        self._geometry = _Geometry(self)
+        self._geometry = _Geometry(self, None if table is None else squares.encode("latin-1").translate(table))
 
     # ---- addressing -------------------------------------------------------------------------
     def index(self, x: int, y: int) -> int:
@@ -484,11 +501,14 @@ def _shape(w: int, h: int) -> _Shape:
 class _Geometry:
     """Static geometry of a map, computed once and shared by clones."""
 
-    def __init__(self, grid: Grid):
+    def __init__(self, grid: Grid, codes: bytes | None = None):
+        """The geometry of `grid`; `codes`, when given, its kind codes with every door closed (from its terrain
+        otherwise)."""
         w, h = grid.width, grid.height
         self._shape = shape = _shape(w, h)
         self.width = w
-        self.codes = bytes(map(_KIND_CODE.__getitem__, grid.terrain))  # `Grid.kind_codes` with every door closed
+        # `Grid.kind_codes` with every door closed
+        self.codes = bytes(map(_KIND_CODE.__getitem__, grid.terrain)) if codes is None else codes
         self.line_codes = self.codes.translate(_LINE_TABLE)
         self._walls = self.codes.translate(_WALL_TABLE)  # a byte per square: 1 a wall
         self._door_codes: dict[object, tuple[bytes, bytes]] = {}
