@@ -54,17 +54,9 @@ class ActionCodec:
             n += count
         self.n = n
         self._table = {key: (start, _KIND_CODES.get(kind, 3), count) for key, (start, kind, count) in self.blocks.items()}
-        # what `decode` reads of each index: (decision, None, 0, 0) where it does not depend on the state, else
-        # (action, "square", dx, dy) or (action, "ally" | "other", slot, 0)
-        self._slots: list[tuple] = [(END, None, 0, 0)]
+        self._block_at: list[tuple[int, str, str]] = [(0, END_TURN, "none")]  # per index: (start, action, kind)
         for key, (start, kind, count) in self.blocks.items():
-            for k in range(count):
-                if kind == "none":
-                    self._slots.append((Decision(key, option=k), None, 0, 0))
-                elif kind == "square":
-                    self._slots.append((key, "square", k % self.side - radius, k // self.side - radius))
-                else:
-                    self._slots.append((key, "ally" if kind == "ally" else "other", k, 0))
+            self._block_at += [(start, key, kind)] * count
 
     @property
     def signature(self) -> str:
@@ -104,17 +96,21 @@ class ActionCodec:
 
     def decode(self, index: int, enc: Encounter, actor: Unit) -> Decision | None:
         """The decision of an index, or None if the slot names nothing (an empty unit slot)."""
-        if not 0 <= index < self.n:
+        if index == 0:
+            return END
+        if not 0 < index < self.n:
             return None
-        key, kind, a, b = self._slots[index]
-        if kind is None:
-            return key
+        start, key, kind = self._block_at[index]
+        k = index - start
+        if kind == "none":
+            return Decision(key, None, None, k)
         if kind == "square":
-            x, y = actor.pos
-            return Decision(key, None, (x + a, y + b))
+            j, i = divmod(k, self.side)
+            R = self.radius
+            return Decision(key, None, (actor.pos[0] + i - R, actor.pos[1] + j - R))
         mine, other = self.side_lists(enc, actor)
         pool = mine if kind == "ally" else other
-        return Decision(key, target=pool[a]) if a < len(pool) else None
+        return Decision(key, target=pool[k]) if k < len(pool) else None
 
     def indices(self, legal: list[Decision], enc: Encounter, actor: Unit) -> list[int | None]:
         """The index of each legal decision, in `legal`'s order; None where this layout cannot express it (a
