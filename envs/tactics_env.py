@@ -113,8 +113,10 @@ class TacticsEnv(gym.Env):
         if g.width > self.map_w or g.height > self.map_h:
             raise ValueError(f"encounter '{enc.name}' is {g.width}x{g.height}; this env takes maps up to "
                              f"{self.map_w}x{self.map_h} (raise map_size)")
-        for side in enc.sides():
-            n = sum(u.side == side for u in enc.units)
+        per_side: dict[str, int] = {}
+        for u in enc.units:
+            per_side[u.side] = per_side.get(u.side, 0) + 1
+        for side, n in per_side.items():
             if n > self.max_per_side:
                 raise ValueError(f"encounter '{enc.name}' has {n} units on side {side}; max_per_side is "
                                  f"{self.max_per_side}")
@@ -141,7 +143,10 @@ class TacticsEnv(gym.Env):
             self.battle = Battle(enc, self.rs, SeededDice(sub))
             self.opponent.reset(sub)
             self.events = self.battle.start()
-            self._totals = {s: sum(u.max_hp for u in enc.units if u.side == s) for s in enc.sides()}
+            totals: dict[str, int] = {}  # max HP per side
+            for u in enc.units:
+                totals[u.side] = totals.get(u.side, 0) + u.max_hp
+            self._totals = totals
             self._reward_from(self.events)
             self._play_others()
             if not self.battle.over:

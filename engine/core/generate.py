@@ -121,18 +121,17 @@ def random_encounter(ruleset, rng: random.Random, width: int = 16, height: int =
     spots = open_left[:n]
     picks_a = [rng.choice(pools.get(a) or names) for _ in range(n)]
     picks_b = list(picks_a) if mirrored else [rng.choice(pools.get(b) or names) for _ in range(n)]
+    label_a, label_b = (s.upper()[:-1] if s.endswith("s") else s for s in (a, b))  # "PC" for "pcs"
     units = []
     for k, (x, y) in enumerate(spots):
-        units.append({"name": f"{a.upper()[:-1] if a.endswith('s') else a} {k + 1}", "side": a,
-                      "template": picks_a[k], "at": [x, y]})
+        units.append({"name": f"{label_a} {k + 1}", "side": a, "template": picks_a[k], "at": [x, y]})
     for k, (x, y) in enumerate(spots):
         mx, my = (width - 1 - x, height - 1 - y) if mirrored else (x, y)
         if not mirrored:
             mx = width - 1 - x
             if rows[my][mx] not in ".~":
                 continue
-        units.append({"name": f"{b.upper()[:-1] if b.endswith('s') else b} {k + 1}", "side": b,
-                      "template": picks_b[k], "at": [mx, my]})
+        units.append({"name": f"{label_b} {k + 1}", "side": b, "template": picks_b[k], "at": [mx, my]})
     grid = Grid(rows, None, ruleset.metric)
     built = [ruleset.make_unit(i, spec, f"generated units[{i}]") for i, spec in enumerate(units)]
     return Encounter(ruleset.id, "random skirmish", grid, built, round_limit)
