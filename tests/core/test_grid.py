@@ -1,8 +1,10 @@
 """engine.core.grid: ASCII maps, distance, sight and effect, cover, reachability, paths, rays."""
+import random
+
 import pytest
 
 from engine.core.errors import InputError
-from engine.core.grid import Grid
+from engine.core.grid import _LINE_CODES, _SOLID, TERRAINS, Grid
 
 
 def g(text: str, **kw) -> Grid:
@@ -224,9 +226,6 @@ def test_clone_shares_geometry_but_not_doors():
 
 
 def test_square_codes_follow_doors_and_broken_objects():
-    import random
-
-    from engine.core.grid import _LINE_CODES, _SOLID, TERRAINS
     rng = random.Random(5)
     for _ in range(200):
         w, h = rng.randint(1, 9), rng.randint(1, 9)
