@@ -5,12 +5,54 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <string.h>
+#include <structmember.h>
 
 enum { KIND_NONE = 0, KIND_SQUARE = 1, KIND_ALLY = 2, KIND_OTHER = 3 };
 
 /* attribute names, interned at import */
 static PyObject *S_pos, *S_hp, *S_max_hp, *S_down, *S_side, *S_id, *S_stats, *S_reach, *S_units, *S_grid,
     *S_width, *S_height, *S_metric, *S_round, *S_round_limit, *S_winner, *S_budget, *S_phase_index;
+
+/* A unit's attributes: where its class keeps them as plain __slots__ (units.Unit), found through the class's member
+ * descriptors and remembered for one class by its address and version tag (no reference held: a new class at the
+ * same address has another tag); any other object is read through getattr. */
+enum { U_POS, U_HP, U_MAX_HP, U_DOWN, U_SIDE, U_ID, N_UATTRS };
+static PyObject **UATTR_NAME[N_UATTRS] = {&S_pos, &S_hp, &S_max_hp, &S_down, &S_side, &S_id};
+static PyTypeObject *slot_type;
+static unsigned int slot_tag;
+static Py_ssize_t slot_off[N_UATTRS];
+
+static void learn_slots(PyTypeObject *tp) {
+    int k;
+    slot_type = NULL;
+    if (!PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG))
+        return;
+    for (k = 0; k < N_UATTRS; k++) {
+        PyObject *descr = _PyType_Lookup(tp, *UATTR_NAME[k]); /* borrowed; no exception set */
+        slot_off[k] = descr && Py_IS_TYPE(descr, &PyMemberDescr_Type)
+                              && ((PyMemberDescrObject *)descr)->d_member->type == T_OBJECT_EX
+                              && !(((PyMemberDescrObject *)descr)->d_member->flags & READONLY)
+                          ? ((PyMemberDescrObject *)descr)->d_member->offset
+                          : -1;
+    }
+    if (PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG)) { /* (the lookups assign one when missing) */
+        slot_type = tp;
+        slot_tag = tp->tp_version_tag;
+    }
+}
+
+/* getattr(u, name of attribute k): a new reference, read from the slot when it can be */
+static PyObject *uattr(PyObject *u, int k) {
+    PyTypeObject *tp = Py_TYPE(u);
+    if (tp != slot_type || tp->tp_version_tag != slot_tag || !PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG))
+        learn_slots(tp);
+    if (tp == slot_type && slot_off[k] >= 0) {
+        PyObject *v = *(PyObject **)((char *)u + slot_off[k]);
+        if (v)
+            return Py_NewRef(v);
+    }
+    return PyObject_GetAttr(u, *UATTR_NAME[k]);
+}
 
 static int as_int(PyObject *o, long *out) {
     *out = PyLong_AsLong(o);
@@ -39,7 +81,7 @@ static int unit_slots(PyObject *units, PyObject *actor_side, long *slot_of, char
         PyObject *u = PySequence_Fast_GET_ITEM(fast, k), *id_obj, *side;
         long id;
         int same;
-        if (!(id_obj = PyObject_GetAttr(u, S_id)))
+        if (!(id_obj = uattr(u, U_ID)))
             goto fail;
         if (as_int(id_obj, &id) < 0) {
             Py_DECREF(id_obj);
@@ -50,7 +92,7 @@ static int unit_slots(PyObject *units, PyObject *actor_side, long *slot_of, char
             PyErr_SetString(PyExc_ValueError, "unit ids must be their places in the unit list");
             goto fail;
         }
-        if (!(side = PyObject_GetAttr(u, S_side)))
+        if (!(side = uattr(u, U_SIDE)))
             goto fail;
         same = PyObject_RichCompareBool(side, actor_side, Py_EQ);
         Py_DECREF(side);
@@ -72,8 +114,9 @@ fail:
  * or the other sides (ActionCodec.side_lists). Without a mask: the list of ActionCodec.indices. With a mask
  * (a writable byte buffer): 1 at every encodable index, and None is returned. */
 static PyObject *action_indices(PyObject *self, PyObject *args) {
-    PyObject *legal, *table, *units, *actor_side, *end_name, *mask_obj, *fast = NULL, *out = NULL;
-    long ax, ay, side, slot_of[MAX_UNITS];
+    PyObject *legal, *table, *units, *actor_side, *end_name, *mask_obj, *fast = NULL, *out = NULL, *last = NULL;
+    long ax, ay, side, slot_of[MAX_UNITS], start = 0, kind = 0, count = 0;
+    int in_table = 0, is_end = 0;
     char mine[MAX_UNITS];
     Py_ssize_t n, k, n_ids = 0;
     Py_buffer mask;
@@ -102,27 +145,34 @@ static PyObject *action_indices(PyObject *self, PyObject *args) {
         goto fail;
     for (k = 0; k < n; k++) {
         PyObject *d = PySequence_Fast_GET_ITEM(fast, k), *block, *value = NULL;
-        long start, kind, count, index = -1;
+        long index = -1;
         if (!PyTuple_Check(d) || PyTuple_GET_SIZE(d) < 4) {
             PyErr_SetString(PyExc_TypeError, "a decision must be (action, target, square, option)");
             goto fail_out;
         }
-        block = PyDict_GetItemWithError(table, PyTuple_GET_ITEM(d, 0));
-        if (!block) {
-            int is_end;
-            if (PyErr_Occurred())
-                goto fail_out;
-            is_end = PyObject_RichCompareBool(PyTuple_GET_ITEM(d, 0), end_name, Py_EQ);
-            if (is_end < 0)
-                goto fail_out;
+        if (PyTuple_GET_ITEM(d, 0) != last) { /* decisions of one action come in a row, with one name object */
+            last = PyTuple_GET_ITEM(d, 0);
+            block = PyDict_GetItemWithError(table, last);
+            if (!block) {
+                if (PyErr_Occurred())
+                    goto fail_out;
+                in_table = 0;
+                if ((is_end = PyObject_RichCompareBool(last, end_name, Py_EQ)) < 0)
+                    goto fail_out;
+            } else {
+                in_table = 1;
+                if (!PyTuple_Check(block) || PyTuple_GET_SIZE(block) != 3
+                    || as_int(PyTuple_GET_ITEM(block, 0), &start) || as_int(PyTuple_GET_ITEM(block, 1), &kind)
+                    || as_int(PyTuple_GET_ITEM(block, 2), &count)) {
+                    if (!PyErr_Occurred())
+                        PyErr_SetString(PyExc_TypeError, "table entries must be (start, kind, count)");
+                    goto fail_out;
+                }
+            }
+        }
+        if (!in_table) {
             index = is_end ? 0 : -1;
         } else {
-            if (!PyTuple_Check(block) || PyTuple_GET_SIZE(block) != 3 || as_int(PyTuple_GET_ITEM(block, 0), &start)
-                || as_int(PyTuple_GET_ITEM(block, 1), &kind) || as_int(PyTuple_GET_ITEM(block, 2), &count)) {
-                if (!PyErr_Occurred())
-                    PyErr_SetString(PyExc_TypeError, "table entries must be (start, kind, count)");
-                goto fail_out;
-            }
             if (kind == KIND_SQUARE) {
                 PyObject *sq = PyTuple_GET_ITEM(d, 2);
                 long x, y;
@@ -206,21 +256,19 @@ static int get_long_attr(PyObject *o, PyObject *name, long *out) {
     return r;
 }
 
-/* the truth of an attribute: 1, 0, or -1 on an error */
-static int get_truth_attr(PyObject *o, PyObject *name) {
-    PyObject *v = PyObject_GetAttr(o, name);
+/* a unit's attribute k as a long */
+static int unit_long(PyObject *u, int k, long *out) {
+    PyObject *v = uattr(u, k);
     int r;
     if (!v)
         return -1;
-    r = PyObject_IsTrue(v);
+    r = as_int(v, out);
     Py_DECREF(v);
     return r;
 }
 
-
-
 static int get_pos(PyObject *u, long *x, long *y) {
-    PyObject *pos = PyObject_GetAttr(u, S_pos);
+    PyObject *pos = uattr(u, U_POS);
     int r = -1;
     if (!pos)
         return -1;
@@ -258,13 +306,15 @@ static int read_info(PyObject *u, PyObject *actor_side, PyObject *actor_id, Info
     PyObject *v;
     in->u = u;
     in->part = -1;
-    if (get_pos(u, &in->x, &in->y) < 0 || (in->down = get_truth_attr(u, S_down)) < 0)
+    if (get_pos(u, &in->x, &in->y) < 0 || !(v = uattr(u, U_DOWN)))
         return -1;
-    if (!(v = PyObject_GetAttr(u, S_side)))
+    in->down = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    if (in->down < 0 || !(v = uattr(u, U_SIDE)))
         return -1;
     in->same_side = PyObject_RichCompareBool(v, actor_side, Py_EQ);
     Py_DECREF(v);
-    if (in->same_side < 0 || !(v = PyObject_GetAttr(u, S_id)))
+    if (in->same_side < 0 || !(v = uattr(u, U_ID)))
         return -1;
     in->is_actor = PyObject_RichCompareBool(v, actor_id, Py_EQ);
     Py_DECREF(v);
@@ -277,7 +327,7 @@ static int write_row(float *o, const Info *in, long ax, long ay, long actor_hp, 
                      long base, long width, const double *feats, PyObject *feat_seq, Py_ssize_t nf,
                      const double *t) {
     long hp, max_hp, j, x = in->x, y = in->y;
-    if (get_long_attr(in->u, S_hp, &hp) || get_long_attr(in->u, S_max_hp, &max_hp))
+    if (unit_long(in->u, U_HP, &hp) || unit_long(in->u, U_MAX_HP, &max_hp))
         return -1;
     if (base + nf > width) {
         PyErr_SetString(PyExc_ValueError, "more features than the row has room for");
@@ -341,20 +391,23 @@ static int threat_reach(PyObject *u, PyObject *threatens, double figure, long *r
     return 0;
 }
 
-/* encode(out, enc, actor, spec, planes, parts, threatens) -> None: ObservationEncoder.encode into the float32
+/* encode(out, enc, actor, spec, kinds, parts, threatens) -> None: ObservationEncoder.encode into the float32
  * buffer `out`.
- * spec: (max_per_side, W, H, unit width, base, radius, phases, slot names, slot maxima dict), as the encoder
- * holds them; planes: the encoder's padded float32 planes of the map, (9, height + 2R, width + 2R);
+ * spec: (max_per_side, W, H, unit width, base, radius, phases, slot names, slot maxima dict, plane of each kind),
+ * as the encoder holds them, the last as 256 bytes: 1 + the terrain plane of a kind code, 0 for none; kinds: the
+ * map's Grid.kind_codes (a byte per square);
  * parts(enc, actor, units) -> the ruleset's parts of the unit rows: a sequence of (features, threat or None), or
  * an object with a float64 buffer of shape (units, features + 5) (features, the threat with zeros for None, the
  * reach of the squares the unit threatens); threatens(unit) -> bool or None (no threatened plane). */
 static PyObject *encode(PyObject *self, PyObject *args) {
-    PyObject *out_obj, *enc, *actor, *spec, *planes_obj, *parts_fn, *threatens, *slot_names, *slots;
+    PyObject *out_obj, *enc, *actor, *spec, *kinds_obj, *parts_fn, *threatens, *slot_names, *slots;
+    const unsigned char *plane_of, *kinds;
+    Py_ssize_t n_plane_of;
     PyObject *units = NULL, *grid = NULL, *present = NULL, *got = NULL, *parts_fast = NULL, *budget = NULL;
     PyObject *actor_side = NULL, *actor_id = NULL, *v;
-    Py_buffer out, planes, figs;
-    int have_planes = 0, have_figs = 0, metric;
-    long mps, R, n_phases, width, base, side, n_global, n_rows, gw, gh, ax, ay, actor_hp, phase, pw, ph;
+    Py_buffer out, figs;
+    int have_figs = 0, metric;
+    long mps, R, n_phases, width, base, side, n_global, n_rows, gw, gh, ax, ay, actor_hp, phase;
     long n_other = 0, n_mine = 0, k, j, p;
     double W, H;
     Py_ssize_t n_units, nf = 0, fig_width = 0, size;
@@ -362,12 +415,17 @@ static PyObject *encode(PyObject *self, PyObject *args) {
     float *o, *maps;
     const double *fig = NULL;
 
-    if (!PyArg_ParseTuple(args, "OOOO!OOO", &out_obj, &enc, &actor, &PyTuple_Type, &spec, &planes_obj, &parts_fn,
-                          &threatens))
+    if (!PyArg_ParseTuple(args, "OOOO!O!OO", &out_obj, &enc, &actor, &PyTuple_Type, &spec, &PyBytes_Type,
+                          &kinds_obj, &parts_fn, &threatens))
         return NULL;
-    if (!PyArg_ParseTuple(spec, "lddllllO!O!", &mps, &W, &H, &width, &base, &R, &n_phases, &PyTuple_Type,
-                          &slot_names, &PyDict_Type, &slots))
+    if (!PyArg_ParseTuple(spec, "lddllllO!O!y#", &mps, &W, &H, &width, &base, &R, &n_phases, &PyTuple_Type,
+                          &slot_names, &PyDict_Type, &slots, &plane_of, &n_plane_of))
         return NULL;
+    if (n_plane_of != 256) {
+        PyErr_SetString(PyExc_ValueError, "encode: the spec's planes of the kinds must be 256 bytes");
+        return NULL;
+    }
+    kinds = (const unsigned char *)PyBytes_AS_STRING(kinds_obj);
     side = 2 * R + 1;
     n_global = 2 + PyTuple_GET_SIZE(slot_names) + n_phases;
     n_rows = 2 * mps;
@@ -428,7 +486,7 @@ static PyObject *encode(PyObject *self, PyObject *args) {
     /* rows: the actor, its allies, the other side, each in unit order */
     /* each call checked before the next: a Python call made while an exception is pending may clear it */
     if (!(grid = PyObject_GetAttr(enc, S_grid)) || !(units = PyObject_GetAttr(enc, S_units))
-        || !(actor_side = PyObject_GetAttr(actor, S_side)) || !(actor_id = PyObject_GetAttr(actor, S_id)))
+        || !(actor_side = uattr(actor, U_SIDE)) || !(actor_id = uattr(actor, U_ID)))
         goto fail;
     if (!PyList_Check(units)) {
         PyErr_SetString(PyExc_TypeError, "enc.units must be a list");
@@ -443,7 +501,7 @@ static PyObject *encode(PyObject *self, PyObject *args) {
              : PyUnicode_Check(v) && PyUnicode_CompareWithASCIIString(v, "chebyshev") == 0 ? 1
                                                                                              : 2;
     Py_DECREF(v);
-    if (get_long_attr(actor, S_hp, &actor_hp))
+    if (unit_long(actor, U_HP, &actor_hp))
         goto fail;
     actor_hp = actor_hp > 1 ? actor_hp : 1;
     n_units = PyList_GET_SIZE(units);
@@ -546,15 +604,9 @@ static PyObject *encode(PyObject *self, PyObject *args) {
         }
     }
 
-    /* map planes: the window of the padded terrain planes, then threatened squares and units */
-    if (PyObject_GetBuffer(planes_obj, &planes, PyBUF_ND | PyBUF_C_CONTIGUOUS) < 0)
-        goto fail;
-    have_planes = 1;
-    ph = gh + 2 * R;
-    pw = gw + 2 * R;
-    if (planes.itemsize != 4 || planes.ndim != 3 || planes.shape[0] != 9 || planes.shape[1] != ph
-        || planes.shape[2] != pw) {
-        PyErr_SetString(PyExc_ValueError, "planes must be float32 of shape (9, height + 2R, width + 2R)");
+    /* map planes: terrain from the kinds, off map, then threatened squares and units */
+    if (PyBytes_GET_SIZE(kinds_obj) != gw * gh) {
+        PyErr_SetString(PyExc_ValueError, "kinds must hold a byte per square of the map");
         goto fail;
     }
     if (ax < 0 || ax >= gw || ay < 0 || ay >= gh) {
@@ -562,10 +614,17 @@ static PyObject *encode(PyObject *self, PyObject *args) {
         goto fail;
     }
     maps = o + n_global + n_rows * width;
-    for (p = 0; p < 9; p++)
-        for (j = 0; j < side; j++)
-            memcpy(maps + (p * side + j) * side, (const float *)planes.buf + (p * ph + ay + j) * pw + ax,
-                   side * sizeof(float));
+    memset(maps, 0, 9 * side * side * sizeof(float));
+    for (j = 0; j < side; j++) {
+        long y = ay - R + j;
+        for (p = 0; p < side; p++) {
+            long x = ax - R + p;
+            if (x < 0 || x >= gw || y < 0 || y >= gh)
+                maps[(8 * side + j) * side + p] = 1.0f;
+            else if (plane_of[kinds[y * gw + x]])
+                maps[((plane_of[kinds[y * gw + x]] - 1) * side + j) * side + p] = 1.0f;
+        }
+    }
     for (k = 0; k < n_units; k++) {
         const Info *in = &info[k];
         long i = in->x - (ax - R), jj = in->y - (ay - R), dx, dy, reach;
@@ -594,8 +653,6 @@ static PyObject *encode(PyObject *self, PyObject *args) {
 fail:
     k = -1;
 done:
-    if (have_planes)
-        PyBuffer_Release(&planes);
     if (have_figs)
         PyBuffer_Release(&figs);
     PyBuffer_Release(&out);
@@ -618,7 +675,7 @@ static PyMethodDef methods[] = {
     {"action_indices", action_indices, METH_VARARGS,
      "action_indices(legal, table, units, actor_side, ax, ay, side, end_name, mask) -> [index | None] or None"},
     {"encode", encode, METH_VARARGS,
-     "encode(out, enc, actor, spec, planes, parts, threatens): ObservationEncoder.encode into out"},
+     "encode(out, enc, actor, spec, kinds, parts, threatens): ObservationEncoder.encode into out"},
     {NULL, NULL, 0, NULL},
 };
 

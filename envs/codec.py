@@ -54,7 +54,9 @@ class ActionCodec:
             n += count
         self.n = n
         self._table = {key: (start, _KIND_CODES.get(kind, 3), count) for key, (start, kind, count) in self.blocks.items()}
-        self._kinds = [(start, start + count, key, kind) for key, (start, kind, count) in self.blocks.items()]
+        self._block_at: list[tuple[int, str, str]] = [(0, END_TURN, "none")]  # per index: (start, action, kind)
+        for key, (start, kind, count) in self.blocks.items():
+            self._block_at += [(start, key, kind)] * count
 
     @property
     def signature(self) -> str:
@@ -96,18 +98,19 @@ class ActionCodec:
         """The decision of an index, or None if the slot names nothing (an empty unit slot)."""
         if index == 0:
             return END
-        for start, stop, key, kind in self._kinds:
-            if start <= index < stop:
-                k = index - start
-                if kind == "none":
-                    return Decision(key, option=k)
-                if kind == "square":
-                    R = self.radius
-                    return Decision(key, square=(actor.pos[0] + k % self.side - R, actor.pos[1] + k // self.side - R))
-                mine, other = self.side_lists(enc, actor)
-                pool = mine if kind == "ally" else other
-                return Decision(key, target=pool[k]) if k < len(pool) else None
-        return None
+        if not 0 < index < self.n:
+            return None
+        start, key, kind = self._block_at[index]
+        k = index - start
+        if kind == "none":
+            return Decision(key, None, None, k)
+        if kind == "square":
+            j, i = divmod(k, self.side)
+            R = self.radius
+            return Decision(key, None, (actor.pos[0] + i - R, actor.pos[1] + j - R))
+        mine, other = self.side_lists(enc, actor)
+        pool = mine if kind == "ally" else other
+        return Decision(key, target=pool[k]) if k < len(pool) else None
 
     def indices(self, legal: list[Decision], enc: Encounter, actor: Unit) -> list[int | None]:
         """The index of each legal decision, in `legal`'s order; None where this layout cannot express it (a

@@ -24,6 +24,7 @@ from array import array
 
 import numpy as np
 
+from engine.core.grid import TERRAINS
 from engine.core.ruleset import Ruleset
 from engine.core.state import Encounter
 from engine.core.units import Unit
@@ -60,8 +61,11 @@ class ObservationEncoder:
         elif prior is not None:
             raise ValueError(f"prior '{prior}': the encoder knows 'heuristic' (or None)")
         self._plane_at = {"wall": 0, "window": 0, "heavy_cover": 2, "low_cover": 1, "difficult": 3, "door": 4}
+        plane_of = bytearray(256)  # a kind code (`Grid.kind_codes`) -> 1 + its terrain plane, 0 for none
+        for kind, p in self._plane_at.items():
+            plane_of[TERRAINS.index(kind)] = 1 + p
         self._spec = (max_per_side, float(max(1, map_w)), float(max(1, map_h)), self.unit_width, BASE_UNIT, radius,
-                      len(ruleset.phases), tuple(self.slot_names), ruleset.economy.slots)
+                      len(ruleset.phases), tuple(self.slot_names), ruleset.economy.slots, bytes(plane_of))
         self._parts = getattr(ruleset, "observation_parts", None) or self._generic_parts
         self._threatens = getattr(ruleset, "threatens", None)
 
@@ -75,7 +79,7 @@ class ObservationEncoder:
             self.prior.fill(enc, actor, obs[self.base_size:], battle)
             base = obs[:self.base_size]
         if _native is not None:
-            _native.encode(base, enc, actor, self._spec, self._terrain_planes(enc.grid), parts, self._threatens)
+            _native.encode(base, enc, actor, self._spec, enc.grid.kind_codes(), parts, self._threatens)
         else:
             self._encode_py(enc, actor, base, parts)
         return obs
@@ -185,7 +189,8 @@ class ObservationEncoder:
 
     def _terrain_planes(self, grid) -> np.ndarray:
         """All planes for the whole map padded by the window radius: terrain planes set, off map = 1 in the
-        padding, unit and threat planes zero; cached per map and state of its doors."""
+        padding, unit and threat planes zero; cached per map and state of its doors. (The Python encoder's: the C
+        one reads the terrain from `Grid.kind_codes` through the spec's plane of each kind.)"""
         geo = grid._geometry
         per_map = geo.__dict__.setdefault("obs_planes", {})
         ob, br = grid.open_doors, grid.broken

@@ -113,8 +113,10 @@ class TacticsEnv(gym.Env):
         if g.width > self.map_w or g.height > self.map_h:
             raise ValueError(f"encounter '{enc.name}' is {g.width}x{g.height}; this env takes maps up to "
                              f"{self.map_w}x{self.map_h} (raise map_size)")
-        for side in enc.sides():
-            n = sum(u.side == side for u in enc.units)
+        per_side: dict[str, int] = {}
+        for u in enc.units:
+            per_side[u.side] = per_side.get(u.side, 0) + 1
+        for side, n in per_side.items():
             if n > self.max_per_side:
                 raise ValueError(f"encounter '{enc.name}' has {n} units on side {side}; max_per_side is "
                                  f"{self.max_per_side}")
@@ -141,7 +143,10 @@ class TacticsEnv(gym.Env):
             self.battle = Battle(enc, self.rs, SeededDice(sub))
             self.opponent.reset(sub)
             self.events = self.battle.start()
-            self._totals = {s: sum(u.max_hp for u in enc.units if u.side == s) for s in enc.sides()}
+            totals: dict[str, int] = {}  # max HP per side
+            for u in enc.units:
+                totals[u.side] = totals.get(u.side, 0) + u.max_hp
+            self._totals = totals
             self._reward_from(self.events)
             self._play_others()
             if not self.battle.over:
@@ -153,24 +158,23 @@ class TacticsEnv(gym.Env):
         action = int(action)
         if b is None:
             raise RuntimeError("call reset() before step()")
-        if b.over:  # only if every re-roll in reset() ended before the learner acted
+        enc = b.enc
+        if enc.winner is not None:  # only if every re-roll in reset() ended before the learner acted
             return self._obs.copy(), 0.0, True, False, self._info()
         if not (0 <= action < self.codec.n) or not self._mask[action]:
             info = self._info()
             info["illegal"] = True
             return self._obs.copy(), -self.rewards["illegal"], False, False, info
-        d = self.codec.decode(action, b.enc, b.enc.actor)
-        events = b.step(d)
+        events = b.step(self.codec.decode(action, enc, enc.actor))
         self.events = list(events) if self.record_events else []
-        reward = self._reward_from(events)
-        reward += self._play_others()
-        terminated = b.over and not (b.enc.winner == "draw" and b.enc.round > b.enc.round_limit)
-        truncated = b.over and not terminated
-        if b.over:
-            w = b.enc.winner
-            reward += self.rewards["win"] if w == self.side else self.rewards["draw"] if w == "draw" \
-                else self.rewards["loss"]
-        return self._observe(), float(reward), terminated, truncated, self._info()
+        reward = self._reward_from(events) + self._play_others()
+        w = enc.winner
+        if w is None:
+            return self._observe(), float(reward), False, False, self._info()
+        truncated = w == "draw" and enc.round > enc.round_limit
+        reward += self.rewards["win"] if w == self.side else self.rewards["draw"] if w == "draw" \
+            else self.rewards["loss"]
+        return self._observe(), float(reward), not truncated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
         """Legal actions now (MaskablePPO reads this from the env class itself)."""
@@ -198,46 +202,48 @@ class TacticsEnv(gym.Env):
     def _play_others(self) -> float:
         """Let every non-learner unit act until it is a learner unit's turn or the battle ends."""
         b = self.battle
+        enc, side = b.enc, self.side
         reward = 0.0
-        while not b.over and b.enc.actor.side != self.side:
-            d = self.opponent.choose(b)
-            events = b.step(d)
+        while enc.winner is None and enc.units[enc.order[enc.turn]].side != side:  # not over, not the learner's
+            events = b.step(self.opponent.choose(b))
             if self.record_events:
                 self.events += events
             reward += self._reward_from(events)
         return reward
 
     def _reward_from(self, events: list[Event]) -> float:
-        w, units, side = self.rewards, self.battle.enc.units, self.side
         r = 0.0
         for e in events:
-            if e.kind == "damage" and e.target is not None:
-                t = units[e.target]
-                total = max(1, self._totals.get(t.side, 1))
-                amount = e.data.get("amount", 0)
-                r += (-w["damage_taken"] if t.side == side else w["damage_dealt"]) * amount / total
-            elif e.kind == "down" and e.target is not None:
-                r += -w["lost"] if units[e.target].side == side else w["downed"]
+            kind = e.kind
+            if kind == "damage":
+                if e.target is not None:
+                    t = self.battle.enc.units[e.target]
+                    total = max(1, self._totals.get(t.side, 1))
+                    amount = e.data.get("amount", 0)
+                    w = self.rewards
+                    r += (-w["damage_taken"] if t.side == self.side else w["damage_dealt"]) * amount / total
+            elif kind == "down" and e.target is not None:
+                w = self.rewards
+                r += -w["lost"] if self.battle.enc.units[e.target].side == self.side else w["downed"]
         return r
 
     def _observe(self) -> np.ndarray:
-        b = self.battle
-        enc = b.enc
+        enc = self.battle.enc
         actor = enc.actor
-        if actor is None or b.over:
+        if actor is None:  # the battle is over
             actor = next((u for u in enc.units if u.side == self.side and u.active),
                          next(u for u in enc.units if u.side == self.side))
             self._mask = np.zeros(self.codec.n, dtype=bool)
             self._mask[0] = True
         else:
-            self._mask = self.codec.mask(b.legal(), enc, actor)
-        self.encoder.encode(enc, actor, self._obs, b)
+            self._mask = self.codec.mask(self.battle.legal(), enc, actor)
+        self.encoder.encode(enc, actor, self._obs, self.battle)
         return self._obs.copy()
 
     def _info(self) -> dict:
         b = self.battle
         info = {"action_mask": self._mask.copy(), "learner_side": self.side}
-        if b is not None and b.over:
+        if b is not None and b.enc.winner is not None:
             info["winner"] = b.enc.winner
             info["rounds"] = b.enc.round
             info["opponent"] = getattr(self.opponent, "kind", None) or getattr(self.opponent, "name", "opponent")

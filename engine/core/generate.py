@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
+from typing import Callable
 
 from .grid import Grid
 from .state import Encounter
@@ -15,19 +16,22 @@ def random_map(rng: random.Random, width: int, height: int, cover: float = 0.08,
     `mirrored` makes the map point-symmetric so both sides start on equal ground.
     """
     frame, cells = _frame(width, height)
-    choice, randint = rng.choice, rng.randint
+    below = _below(rng)
+    n_cells = len(cells)
     longest = max(2, min(width, height) // 3)
     for _ in range(50):
         grid = [list(r) for r in frame]
         for _ in range(walls):
-            x, y = choice(cells)
-            dx, dy = choice(_SEGMENT_DIRECTIONS)
-            for k in range(randint(2, longest)):
+            if not cells:
+                raise IndexError("Cannot choose from an empty sequence")  # as rng.choice(cells)
+            x, y = cells[below(n_cells)]  # rng.choice(cells)
+            dx, dy = _SEGMENT_DIRECTIONS[below(2)]
+            for k in range(2 + below(longest - 1)):  # rng.randint(2, longest)
                 if 1 < x + dx * k < width - 2 and 0 < y + dy * k < height - 1:
                     grid[y + dy * k][x + dx * k] = "#"
         for ch, share in (("c", cover), ("C", heavy), ("~", difficult)):
-            for _ in range(int(share * len(cells))):
-                x, y = choice(cells)
+            for _ in range(int(share * n_cells)):
+                x, y = cells[below(n_cells)]
                 if grid[y][x] == ".":
                     grid[y][x] = ch
         if mirrored:  # square (x, y) after (w-1-x, h-1-y) in reading order takes that square's terrain
@@ -43,6 +47,22 @@ def random_map(rng: random.Random, width: int, height: int, cover: float = 0.08,
 
 
 _SEGMENT_DIRECTIONS = [(1, 0), (0, 1)]
+
+
+def _below(rng: random.Random) -> Callable[[int], int]:
+    """A draw in range(n) (n > 0) as `rng.choice`, `randint` and `shuffle` make it (`Random._randbelow`): the same
+    draws, taken from `getrandbits` without the method calls when rng draws through it as random.Random does."""
+    if type(rng)._randbelow is not random.Random._randbelow:
+        return rng._randbelow
+    bits = rng.getrandbits
+
+    def below(n: int) -> int:
+        k = n.bit_length()
+        r = bits(k)
+        while r >= n:
+            r = bits(k)
+        return r
+    return below
 
 
 @lru_cache(maxsize=64)
@@ -94,22 +114,24 @@ def random_encounter(ruleset, rng: random.Random, width: int = 16, height: int =
     rows = random_map(rng, width, height, mirrored=mirrored)
     open_left = [(x, y) for y in range(1, height - 1) for x in range(1, max(2, width // 4))
                  if rows[y][x] in ".~"]
-    rng.shuffle(open_left)
+    below = _below(rng)
+    for i in range(len(open_left) - 1, 0, -1):  # rng.shuffle(open_left)
+        j = below(i + 1)
+        open_left[i], open_left[j] = open_left[j], open_left[i]
     spots = open_left[:n]
     picks_a = [rng.choice(pools.get(a) or names) for _ in range(n)]
     picks_b = list(picks_a) if mirrored else [rng.choice(pools.get(b) or names) for _ in range(n)]
+    label_a, label_b = (s.upper()[:-1] if s.endswith("s") else s for s in (a, b))  # "PC" for "pcs"
     units = []
     for k, (x, y) in enumerate(spots):
-        units.append({"name": f"{a.upper()[:-1] if a.endswith('s') else a} {k + 1}", "side": a,
-                      "template": picks_a[k], "at": [x, y]})
+        units.append({"name": f"{label_a} {k + 1}", "side": a, "template": picks_a[k], "at": [x, y]})
     for k, (x, y) in enumerate(spots):
         mx, my = (width - 1 - x, height - 1 - y) if mirrored else (x, y)
         if not mirrored:
             mx = width - 1 - x
             if rows[my][mx] not in ".~":
                 continue
-        units.append({"name": f"{b.upper()[:-1] if b.endswith('s') else b} {k + 1}", "side": b,
-                      "template": picks_b[k], "at": [mx, my]})
+        units.append({"name": f"{label_b} {k + 1}", "side": b, "template": picks_b[k], "at": [mx, my]})
     grid = Grid(rows, None, ruleset.metric)
     built = [ruleset.make_unit(i, spec, f"generated units[{i}]") for i, spec in enumerate(units)]
     return Encounter(ruleset.id, "random skirmish", grid, built, round_limit)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 from array import array
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Iterable
 
 from .errors import InputError
@@ -28,6 +28,17 @@ _SOLID = {"wall", "heavy_cover", "window"}
 _DOUBLE_COST = {"difficult", "low_cover"}
 # What a square does to a line through it: 4 blocks sight and effect, 3 effect only, 2 / 1 heavy / low cover.
 _LINE_CODES = {"wall": 4, "door": 4, "window": 3, "heavy_cover": 2, "low_cover": 1}
+_KIND_CODE = {t: k for k, t in enumerate(TERRAINS)}  # a square's kind as a byte: its place in TERRAINS
+
+
+def _per_kind(value) -> bytes:
+    """A `bytes.translate` table from kind codes (`Grid.kind_codes`) to `value(kind)`."""
+    return bytes([value(t) for t in TERRAINS]) + bytes(256 - len(TERRAINS))
+
+
+_LINE_TABLE = _per_kind(lambda t: _LINE_CODES.get(t, 0))
+_WALL_TABLE = _per_kind(lambda t: t == "wall")
+_MULTIPLIER_TABLE = _per_kind(lambda t: 0 if t in _SOLID or t == "door" else 2 if t in _DOUBLE_COST else 1)
 DIRECTIONS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
 METRICS = ("alternating", "chebyshev", "manhattan")
 # Shapes shared by every map: (metric, reach) -> offsets of `within` in its order; (dx, dy, width) -> flat
@@ -36,11 +47,35 @@ _WITHIN: dict[tuple[str, int], tuple[tuple[int, int], ...]] = {}
 _LINES: dict[tuple[int, int, int], tuple[int, ...]] = {}
 
 
+def _legend_kinds(legend: dict[str, str]) -> tuple[dict[str, str], bytes | None]:
+    """The terrain of each symbol of a legend (an open door's: a door) and, when every symbol is a latin-1
+    character, the `bytes.translate` table from a symbol's byte to the kind code of its terrain (`Grid.kind_codes`
+    with every door closed); InputError for a bad legend."""
+    for k, v in legend.items():
+        if not isinstance(k, str) or len(k) != 1:
+            raise InputError(f"legend symbol {k!r} is not one character", "legend",
+                             "map one map character to one terrain, e.g. {\"c\": low_cover}")
+        if not isinstance(v, str) or v not in TERRAINS:
+            raise InputError(f"legend maps '{k}' to unknown terrain '{v}'", "legend",
+                             f"use one of {', '.join(TERRAINS)}")
+    kinds = {k: "door" if v == "open_door" else v for k, v in legend.items()}
+    if any(ord(k) > 255 for k in kinds):
+        return kinds, None
+    table = bytearray(256)
+    for k, v in kinds.items():
+        table[ord(k)] = _KIND_CODE[v]
+    return kinds, bytes(table)
+
+
+_DEFAULT_KINDS = _legend_kinds(DEFAULT_LEGEND)  # the legend of most maps, checked once
+
+
 class Grid:
     """A rectangular map of 5-ft squares. `metric` is how the ruleset counts distance:
     'alternating' (d20: every second diagonal costs 2), 'chebyshev' (diagonal = 1), 'manhattan'."""
 
     def __init__(self, rows: list[str], legend: dict[str, str] | None = None, metric: str = "alternating"):
+        custom = legend
         legend = dict(DEFAULT_LEGEND, **(legend or {}))
         if not rows:
             raise InputError("the map is empty", "map", "draw at least one row of squares")
@@ -52,17 +87,10 @@ class Grid:
                              f"map line {bad + 1}", "make every map row the same length")
         if metric not in METRICS:
             raise InputError(f"unknown distance metric '{metric}'", "metric", f"use one of {METRICS}")
-        for k, v in legend.items():
-            if not isinstance(k, str) or len(k) != 1:
-                raise InputError(f"legend symbol {k!r} is not one character", "legend",
-                                 "map one map character to one terrain, e.g. {\"c\": low_cover}")
-            if not isinstance(v, str) or v not in TERRAINS:
-                raise InputError(f"legend maps '{k}' to unknown terrain '{v}'", "legend",
-                                 f"use one of {', '.join(TERRAINS)}")
+        kinds, table = _legend_kinds(legend) if custom else _DEFAULT_KINDS
         self.width, self.height, self.metric = len(rows[0]), len(rows), metric
         self.rows = list(rows)
         self.legend = legend
-        kinds = {k: "door" if v == "open_door" else v for k, v in legend.items()}
         squares = "".join(rows)
         try:
             self.terrain: list[str] = list(map(kinds.__getitem__, squares))
@@ -73,7 +101,7 @@ class Grid:
         opens = [k for k, v in legend.items() if v == "open_door" and k in squares]
         self.open_doors: set[int] = {i for i, ch in enumerate(squares) if ch in opens} if opens else set()
         self.broken: set[int] = set()  # doors / objects destroyed in play: now open floor
-        self._geometry = _Geometry(self)
+        self._geometry = _Geometry(self, None if table is None else squares.encode("latin-1").translate(table))
 
     # ---- addressing -------------------------------------------------------------------------
     def index(self, x: int, y: int) -> int:
@@ -93,6 +121,21 @@ class Grid:
         if t == "door" and i in self.open_doors:
             return "open_door"
         return t
+
+    def kind_codes(self) -> bytes:
+        """Per square, the place in TERRAINS of its `kind` as play stands now; cached per map and door state."""
+        geo = self._geometry
+        if not self.open_doors and not self.broken:
+            return geo.codes
+        return geo.door_codes(self, self._door_key())[0]
+
+    def line_codes(self) -> bytes:
+        """Per square, what it does to a line through it as play stands now: 4 blocks sight and effect, 3 effect
+        only, 2 / 1 heavy / low cover, else 0 (the codes of `sight`); cached per map and door state."""
+        geo = self._geometry
+        if not self.open_doors and not self.broken:
+            return geo.line_codes
+        return geo.door_codes(self, self._door_key())[1]
 
     def clone(self) -> "Grid":
         g = object.__new__(Grid)
@@ -175,9 +218,7 @@ class Grid:
         key = a * geo.size + b if a <= b else b * geo.size + a  # the line is the same both ways
         got = table.get(key)
         if got is None:
-            codes = table.get(-1)
-            if codes is None:  # what each square does to a line through it, as the doors stand now
-                codes = table[-1] = [_LINE_CODES.get(self.kind(i), 0) for i in range(geo.size)]
+            codes = self.line_codes()
             los = loe = True
             cover = "none"
             for i in geo.line(a, b):
@@ -430,11 +471,11 @@ class _Shape:
         self.xys = [(i % w, i // w) for i in range(w * h)]
         self._by_mask: list[list] = [[None] * 16 for _ in range(w * h)]  # filled as masks turn up
 
-    def neighbours(self, walls: list[bool]) -> list[tuple[tuple[int, bool], ...]]:
+    def neighbours(self, walls: bytes) -> list[tuple[tuple[int, bool], ...]]:
         """Per square, its neighbours (square, diagonal) in DIRECTIONS order, less the diagonal steps that
-        cut the corner of a wall in `walls`. Which of those a square keeps depends only on its four
-        orthogonal neighbours, so the answer is looked up by a 4-bit mask of them (1 east, 2 west, 4 south,
-        8 north; bits that wrap round an edge of the map are never read)."""
+        cut the corner of a wall in `walls` (a byte per square, 1 for a wall). Which of those a square keeps
+        depends only on its four orthogonal neighbours, so the answer is looked up by a 4-bit mask of them (1 east,
+        2 west, 4 south, 8 north; bits that wrap round an edge of the map are never read)."""
         w, n = self.width, len(walls)
         bits = int.from_bytes(bytes(walls), "little")  # byte i: walls[i]
         masks = (bits >> 8 | bits << 9 | bits >> 8 * w << 2 | bits << 8 * w << 3).to_bytes(n + w + 1, "little")
@@ -460,12 +501,17 @@ def _shape(w: int, h: int) -> _Shape:
 class _Geometry:
     """Static geometry of a map, computed once and shared by clones."""
 
-    def __init__(self, grid: Grid):
+    def __init__(self, grid: Grid, codes: bytes | None = None):
+        """The geometry of `grid`; `codes`, when given, its kind codes with every door closed (from its terrain
+        otherwise)."""
         w, h = grid.width, grid.height
-        shape = _shape(w, h)
+        self._shape = shape = _shape(w, h)
         self.width = w
-        self._walls = walls = [t == "wall" for t in grid.terrain]
-        self.neighbours: list[tuple[tuple[int, bool], ...]] = shape.neighbours(walls)
+        # `Grid.kind_codes` with every door closed
+        self.codes = bytes(map(_KIND_CODE.__getitem__, grid.terrain)) if codes is None else codes
+        self.line_codes = self.codes.translate(_LINE_TABLE)
+        self._walls = self.codes.translate(_WALL_TABLE)  # a byte per square: 1 a wall
+        self._door_codes: dict[object, tuple[bytes, bytes]] = {}
         self.size = w * h
         self.xys = list(shape.xys)  # flat index -> (x, y)
         self._lines: dict[tuple[int, int], tuple[int, ...]] = {}
@@ -475,6 +521,26 @@ class _Geometry:
         self.blocked_reach: dict[tuple, dict[int, int]] = {}  # (start, budget, doors, blockers) -> reachable
         self._trans: dict[object, list] = {}
         self._flat: dict[object, array] = {}
+
+    @cached_property
+    def neighbours(self) -> list[tuple[tuple[int, bool], ...]]:
+        """Per square, its neighbours (square, diagonal) in DIRECTIONS order, less the diagonal steps that cut the
+        corner of a wall (`_Shape.neighbours`); built when first read (the C searches do not)."""
+        return self._shape.neighbours(self._walls)
+
+    def door_codes(self, grid: Grid, key) -> tuple[bytes, bytes]:
+        """(`Grid.kind_codes`, `Grid.line_codes`) for one state of the doors (`key`), built once."""
+        got = self._door_codes.get(key)
+        if got is None:
+            codes = bytearray(self.codes)
+            for i in grid.open_doors | grid.broken:
+                if 0 <= i < self.size:
+                    codes[i] = _KIND_CODE[grid.kind(i)]
+            if len(self._door_codes) > 32:
+                self._door_codes.clear()
+            kinds = bytes(codes)
+            got = self._door_codes[key] = (kinds, kinds.translate(_LINE_TABLE))
+        return got
 
     def steps(self, grid: Grid, key) -> list[tuple[tuple[int, bool, int], ...]]:
         """The neighbour table of `Grid._steps` for one state of the doors (`key`), built once."""
@@ -487,10 +553,9 @@ class _Geometry:
             self._steps[key] = got
         return got
 
-    def _multipliers(self, grid: Grid, key) -> list[int]:
+    def _multipliers(self, grid: Grid, key) -> bytes:
         """Per square, what entering it costs per step (0: it cannot be entered), for one state of the doors."""
-        kinds = grid.terrain if key is None else [grid.kind(i) for i in range(self.size)]
-        return [0 if k in _SOLID or k == "door" else 2 if k in _DOUBLE_COST else 1 for k in kinds]
+        return (self.codes if key is None else self.door_codes(grid, key)[0]).translate(_MULTIPLIER_TABLE)
 
     def transitions(self, grid: Grid, key) -> list[tuple[tuple[int, int, int], ...]]:
         """Per search state 2 * square + parity (parity: an odd number of diagonals so far, which only the
@@ -525,7 +590,7 @@ class _Geometry:
         if got is None:
             got = array("i")
             got.frombytes(_native.build_transitions(
-                grid.width, grid.height, bytes(self._multipliers(grid, key)), bytes(self._walls),
+                grid.width, grid.height, self._multipliers(grid, key), self._walls,
                 grid.metric == "alternating"))
             if len(self._flat) > 32:
                 self._flat.clear()

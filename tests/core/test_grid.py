@@ -1,8 +1,10 @@
 """engine.core.grid: ASCII maps, distance, sight and effect, cover, reachability, paths, rays."""
+import random
+
 import pytest
 
 from engine.core.errors import InputError
-from engine.core.grid import Grid
+from engine.core.grid import _LINE_CODES, _SOLID, TERRAINS, Grid
 
 
 def g(text: str, **kw) -> Grid:
@@ -221,3 +223,23 @@ def test_clone_shares_geometry_but_not_doors():
     c.open_doors.add(1)
     assert grid.kind(1) == "door" and c.kind(1) == "open_door"
     assert c._geometry is grid._geometry
+
+
+def test_square_codes_follow_doors_and_broken_objects():
+    rng = random.Random(5)
+    for _ in range(200):
+        w, h = rng.randint(1, 9), rng.randint(1, 9)
+        grid = Grid(["".join(rng.choice("#.cC~+/=") for _ in range(w)) for _ in range(h)])
+        for step in range(4):
+            if step:  # a clone shares the geometry and its caches, with other doors open and objects broken
+                grid = grid.clone()
+                for i in range(w * h):
+                    if rng.random() < 0.2:
+                        grid.open_doors.symmetric_difference_update({i})
+                    if rng.random() < 0.1:
+                        grid.broken.add(i)
+            kinds = [grid.kind(i) for i in range(w * h)]
+            assert grid.kind_codes() == bytes(TERRAINS.index(k) for k in kinds)
+            assert grid.line_codes() == bytes(_LINE_CODES.get(k, 0) for k in kinds)
+            assert list(grid._geometry._multipliers(grid, grid._door_key())) == \
+                [0 if k in _SOLID or k == "door" else 2 if k in ("difficult", "low_cover") else 1 for k in kinds]

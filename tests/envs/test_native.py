@@ -166,11 +166,11 @@ def test_bad_arguments_are_refused_not_crashed():
     b = next(_states(1, seed=3))
     enc, actor = b.enc, b.enc.actor
     oe = ObservationEncoder(rs, 4, 16, 16)
-    planes = oe._terrain_planes(enc.grid)
+    kinds = enc.grid.kind_codes()
     out = np.zeros(oe.size, dtype=np.float32)
 
-    def encode(out=out, planes=planes, parts=rs.observation_parts, spec=oe._spec, actor=actor):
-        obs_module._native.encode(out, enc, actor, spec, planes, parts, rs.threatens)
+    def encode(out=out, kinds=kinds, parts=rs.observation_parts, spec=oe._spec, actor=actor):
+        obs_module._native.encode(out, enc, actor, spec, kinds, parts, rs.threatens)
 
     encode()
     with pytest.raises(ValueError):
@@ -178,7 +178,11 @@ def test_bad_arguments_are_refused_not_crashed():
     with pytest.raises(ValueError):
         encode(out=np.zeros(oe.size - 1, dtype=np.float32))
     with pytest.raises(ValueError):
-        encode(planes=planes[:, 1:])
+        encode(kinds=kinds[1:])
+    with pytest.raises(TypeError):
+        encode(kinds=bytearray(kinds))
+    with pytest.raises(ValueError):
+        encode(spec=oe._spec[:-1] + (oe._spec[-1][1:],))
     with pytest.raises(IndexError):
         encode(parts=lambda e, a, units: [])
     with pytest.raises(TypeError):

@@ -13,7 +13,7 @@ import pytest
 
 from engine.core.errors import InputError
 from engine.core.generate import _connected, random_encounter, random_map
-from engine.core.grid import Grid
+from engine.core.grid import TERRAINS, Grid
 from engine.rulesets import get_ruleset
 
 from . import generate_reference as ref
@@ -26,8 +26,10 @@ def _assert_same_grid(a: Grid, b: Grid) -> None:
     ga, gb = a._geometry, b._geometry
     assert {k: v for k, v in vars(a).items() if k != "_geometry"} == \
         {k: v for k, v in vars(b).items() if k != "_geometry"}
-    assert vars(ga) == vars(gb)  # neighbours, xys, _walls, size, width and the empty per-map caches
-    assert [type(x) for x in ga._walls] == [type(x) for x in gb._walls]  # bools, as `bytes(_walls)` needs
+    old = {k: v for k, v in vars(gb).items() if k != "_walls"}  # neighbours, xys, size, width, empty caches
+    assert {k: getattr(ga, k) for k in old} == old  # neighbours too, built when first read
+    assert type(ga._walls) is bytes and ga._walls == bytes(gb._walls)  # the bytes `bytes(_walls)` gave
+    assert ga.codes == bytes(TERRAINS.index(t) for t in b.terrain)  # the kind codes, every door closed
 
 
 @pytest.mark.parametrize("width,height", [(14, 14), (16, 16), (10, 12), (7, 9), (15, 13)])
@@ -57,6 +59,27 @@ def test_random_map_matches_reference_with_other_settings():
         assert r_new.getstate() == r_ref.getstate(), (seed, kw)
 
 
+class _OwnDraws(random.Random):
+    """A generator with its own `random()`: random.Random then draws its choices from that, not getrandbits."""
+
+    def random(self):
+        return super().random() ** 2
+
+
+def test_random_map_draws_as_the_generator_does():
+    for seed in range(50):
+        r_new, r_ref = _OwnDraws(seed), _OwnDraws(seed)
+        assert random_map(r_new, 14, 14) == ref.random_map(r_ref, 14, 14), seed
+        assert r_new.getstate() == r_ref.getstate(), seed
+        r_new, r_ref = _OwnDraws(seed), _OwnDraws(seed)
+        new = random_encounter(RS, r_new, 12, 12, sizes=(1, 4))
+        old = ref.random_encounter(RS, r_ref, 12, 12, sizes=(1, 4))
+        assert [u.pos for u in new.units] == [u.pos for u in old.units] and r_new.getstate() == r_ref.getstate()
+    assert random_map(_OwnDraws(1), 14, 14) != random_map(random.Random(1), 14, 14)  # they do draw otherwise
+    with pytest.raises(IndexError):  # no square to start a wall segment from, as rng.choice says
+        random_map(random.Random(0), 4, 4, walls=1)
+
+
 def test_connected_matches_reference():
     rng = random.Random(7)
     for _ in range(5000):
@@ -78,6 +101,10 @@ def test_grid_matches_reference_on_any_map():
     legend = {"o": "open_door", "w": "wall", "#": "floor"}
     rows = ["w#o#w", "#o/w#", "wwwww"]
     _assert_same_grid(Grid(rows, legend), ref.reference_grid(rows, legend))
+    for symbol, row in (("\u00e9", "\u00e9\u00e9.\u00e9C"), ("\u0436", "\u0436\u00e9.\u00e9\u0436")):  # latin-1 or not
+        legend = {**legend, symbol: "low_cover"}
+        rows = rows + [row]
+        _assert_same_grid(Grid(rows, legend), ref.reference_grid(rows, legend))
 
 
 @pytest.mark.parametrize("rows,legend,metric", [

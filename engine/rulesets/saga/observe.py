@@ -9,7 +9,6 @@ order, so the same doubles; `_observation_parts_py` is its Python version, the f
 """
 from __future__ import annotations
 
-from engine.core.grid import _LINE_CODES
 from engine.core.state import Encounter
 from engine.core.units import Unit
 
@@ -139,7 +138,7 @@ def observation_parts(enc: Encounter, actor: Unit, units: list[Unit]):
     the reach of the squares it threatens (`SagaRuleset.threatens`; 0 when it threatens none). The observation
     encoder reads the buffer without making Python objects. A list from the Python version."""
     if _observe is not None:
-        got = _observe.parts(enc, actor, units, _line_codes(enc.grid), _profile)
+        got = _observe.parts(enc, actor, units, enc.grid.line_codes(), _profile)
         if got is not None:  # None: a state the C version does not represent (the Python one says what is wrong)
             return got
     return _observation_parts_py(enc, actor, units)
@@ -195,13 +194,5 @@ def _profile(stats: dict) -> tuple:
 
 def _line_codes(g) -> bytes:
     """Per square, what it does to a line through it (`Grid.sight`'s codes: 4 blocks sight and effect, 3 effect
-    only, 2 / 1 heavy / low cover) as the doors and broken objects stand now; cached per map and door state."""
-    key = g._door_key()
-    per_map = g._geometry.__dict__.setdefault("saga_line_codes", {})
-    got = per_map.get(key)
-    if got is None:
-        if len(per_map) > 32:
-            per_map.clear()
-        got = per_map[key] = bytes([_LINE_CODES.get(g.kind(i), 0) for i in range(g.width * g.height)])
-    return got
-
+    only, 2 / 1 heavy / low cover) as the doors and broken objects stand now (`Grid.line_codes`)."""
+    return g.line_codes()
