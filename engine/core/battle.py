@@ -28,6 +28,7 @@ class Battle:
         self.enc, self.ruleset, self.dice, self.react = enc, ruleset, dice, react
         self._legal_version = -1
         self._legal: list[Decision] = []
+        self._witnesses = (0, 0)  # indices of two active units of different sides (`_check_victory`)
 
     # ---- setup --------------------------------------------------------------------------------------
     def start(self, initiative: dict[int, int] | None = None) -> list[Event]:
@@ -51,7 +52,7 @@ class Battle:
     # ---- queries ------------------------------------------------------------------------------------
     @property
     def over(self) -> bool:
-        return self.enc.over
+        return self.enc.winner is not None  # `enc.over`, one property call less (the env loops ask often)
 
     @property
     def actor(self):
@@ -65,8 +66,8 @@ class Battle:
         """Every decision the acting unit may take now (cached until the state changes)."""
         enc = self.enc
         if self._legal_version != enc.version:
-            actor = enc.actor
-            self._legal = [] if actor is None else self.ruleset.legal_actions(enc, actor)
+            self._legal = ([] if enc.winner is not None or not enc.order  # no actor (`enc.actor` is None)
+                           else self.ruleset.legal_actions(enc, enc.units[enc.order[enc.turn]]))
             self._legal_version = enc.version
         return self._legal
 
@@ -82,7 +83,7 @@ class Battle:
         if enc.winner is not None:
             raise IllegalAction(f"the battle is over ({enc.winner} won)" if enc.winner != "draw"
                                 else "the battle is over (a draw)")
-        if not self.is_legal(decision):
+        if decision not in (self._legal if self._legal_version == enc.version else self.legal()):  # is_legal
             raise IllegalAction(rs.why_illegal(enc, enc.actor, decision))
         actor = enc.units[enc.order[enc.turn]]  # there is one: something is legal
         enc.version += 1
@@ -137,7 +138,7 @@ class Battle:
     def _end_turn(self) -> list[Event]:
         enc, rs = self.enc, self.ruleset
         actor = enc.units[enc.order[enc.turn]]  # called on a turn in progress
-        events = [Event("turn_end", actor.id)]
+        events = [new_event("turn_end", actor.id, None, {})]
         events += rs.end_turn(enc, actor, self.dice)
         events += self._check_victory()
         if enc.winner is not None:
@@ -176,12 +177,19 @@ class Battle:
         enc = self.enc
         if enc.winner is not None:
             return []
+        units = enc.units
+        i, j = self._witnesses
+        if j < len(units):  # the two active units of two sides found last time, most often both still are
+            a, b = units[i], units[j]
+            if not a.down and not b.down and a.side != b.side:
+                return []
         first = None
-        for u in enc.units:  # stops at the second side with an active unit: the common case, cheaply
+        for j, u in enumerate(units):  # stops at the second side with an active unit: the common case, cheaply
             if not u.down:
                 if first is None:
-                    first = u.side
+                    first, i = u.side, j
                 elif u.side != first:
+                    self._witnesses = (i, j)
                     return []
         enc.winner = "draw" if first is None else first
         return [Event("victory", None, winner=enc.winner, round=enc.round)]
