@@ -670,16 +670,20 @@ class SagaRuleset(Ruleset):
         return f"{a.name} is already at the top of the condition track"
 
     # ---- resolution -------------------------------------------------------------------------------------------
+    def __init__(self):
+        # apply's table: action -> (cost, times, Quick Draw may change its cost, it spends an aim, `_r_<action>`)
+        self._actions = {key: (spec.cost, spec.times, key in _QUICK_DRAWN, key not in _KEEPS_AIM,
+                               getattr(self, f"_r_{key}")) for key, spec in self.catalogue.items()}
+        self._pay = self.economy.pay
+
     def apply(self, enc: Encounter, a: Unit, d: Decision, dice: Dice, react: React | None = None) -> list[Event]:
-        action = d.action
-        spec = self.catalogue[action]
-        cost = self._draw_cost(a) if action in _QUICK_DRAWN else spec.cost
-        paid = self.economy.pay(enc.budget, cost, times=spec.times)
-        if action not in _KEEPS_AIM:
+        action, target, square, option = d
+        cost, times, drawn, spends_aim, resolve = self._actions[action]
+        paid = self._pay(enc.budget, self._draw_cost(a) if drawn else cost, 1, times)
+        if spends_aim:
             a.state["aimed"] = False
-        ev = [new_event("action", a.id, d.target,
-                        {"action": action, "square": d.square, "option": d.option, "paid": paid})]
-        ev += getattr(self, _RESOLVERS[action])(enc, a, d, dice, react)
+        ev = [new_event("action", a.id, target, {"action": action, "square": square, "option": option, "paid": paid})]
+        ev += resolve(enc, a, d, dice, react)
         enc.__dict__.pop("_saga_cache", None)  # the state changed under the same version number
         return ev
 
@@ -693,14 +697,17 @@ class SagaRuleset(Ruleset):
         an autofire (area) attack gets none of it, as Aim gives no benefit to area attacks.
         """
         g = enc.grid
-        melee = n is None or C.weapon(a, n)["kind"] == "melee"
+        s = a.state
+        w = None if n is None else a.stats["weapons"][n]
+        mode = None if n is None else C.mode(a, n)
+        melee = w is None or w["kind"] == "melee"
         ab = C.attack_bonus(a, n, t) + bonus
         notes = []
-        aimed = not melee and a.state["aimed"] and C.mode(a, n) != "autofire"
+        aimed = not melee and s["aimed"] and mode != "autofire"
         if not aimed:
             ignore_cover = False
-        if not melee and n is not None:
-            band = C.range_band(C.weapon(a, n), g.distance(a.pos, t.pos)) or 0
+        if not melee:
+            band = C.range_band(w, g.distance(a.pos, t.pos)) or 0
             ab += C.BAND_PENALTY[band]
             notes.append(C.BANDS[band])
             if aimed:
@@ -722,15 +729,14 @@ class SagaRuleset(Ruleset):
         hit = face == 20 or (face != 1 and total >= defense)
         if aided:
             t.state["aid"].pop(a.side, None)
-        if a.state["suppressed"]:
+        if s["suppressed"]:
             notes.append("suppressed -2")
-            a.state["suppressed"] = 0
+            s["suppressed"] = 0
         ev = [new_event("attack", a.id, t.id,
                         {"face": face, "bonus": ab, "total": total, "defense": defense, "hit": hit, "why": why,
-                         "weapon": C.weapon(a, n)["name"] if n is not None else "unarmed", "notes": notes})]
+                         "weapon": "unarmed" if w is None else w["name"], "notes": notes})]
         if damage and (hit or half_on_miss):
-            stun = n is not None and C.mode(a, n) == "stun"
-            expr = C.damage_expr(a, n, aimed=aimed)
+            expr = C.damage_expr(a, n, aimed)
             amount, faces = dice.roll(expr, f"{a.name}'s damage on {t.name}")
             if face == 20 or auto_crit:
                 amount *= 2
@@ -738,9 +744,9 @@ class SagaRuleset(Ruleset):
                 amount //= 2
             ev.append(new_event("damage_roll", a.id, t.id, {"expr": str(expr), "faces": faces, "total": amount,
                                                             "crit": face == 20}))
-            ev += C.deal_damage(enc, a, t, amount, stun=stun, lethal_always=auto_crit)
+            ev += C.deal_damage(enc, a, t, amount, mode == "stun", auto_crit)
         if not melee:
-            a.state["aimed"] = False
+            s["aimed"] = False
         return hit, ev
 
     def _r_end_turn(self, enc, a, d, dice, react):  # pragma: no cover - END is handled by the battle loop
@@ -1638,7 +1644,6 @@ class SagaRuleset(Ruleset):
         return str(d.option)
 
 
-_RESOLVERS = {key: f"_r_{key}" for key in SagaRuleset.catalogue}  # action -> its resolver's name
 RULESET = SagaRuleset()
 if _legal is not None:
     _legal.setup(END, _FIGHT_DEFENSIVELY, _TOTAL_DEFENSE, _BREAK_GRAB, _STAND_UP, _STAND_UP_ACROBATICS, _AIM,
