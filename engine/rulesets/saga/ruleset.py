@@ -53,10 +53,12 @@ def _cache(enc: Encounter) -> dict:
     Owned by this encounter's unit list: a clone copies the attribute but not the ownership, so a clone
     never reads its source's entries.
     """
-    got = enc.__dict__.get("_saga_cache")
+    try:
+        got = enc._ruleset_cache
+    except AttributeError:  # dropped with the other caches (agents.autopilot)
+        got = None
     if got is None or got[0] is not enc.units:
-        got = (enc.units, {})
-        enc.__dict__["_saga_cache"] = got
+        got = enc._ruleset_cache = (enc.units, {})
     elif len(got[1]) > 64:
         got[1].clear()
     return got[1]
@@ -684,7 +686,7 @@ class SagaRuleset(Ruleset):
             a.state["aimed"] = False
         ev = [new_event("action", a.id, target, {"action": action, "square": square, "option": option, "paid": paid})]
         ev += resolve(enc, a, d, dice, react)
-        enc.__dict__.pop("_saga_cache", None)  # the state changed under the same version number
+        enc._ruleset_cache = None  # the state changed under the same version number
         return ev
 
     # attacks -----------------------------------------------------------------------------------
