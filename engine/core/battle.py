@@ -29,6 +29,8 @@ class Battle:
         self._legal_version = -1
         self._legal: list[Decision] = []
         self._witnesses = (0, 0)  # indices of two active units of different sides (`_check_victory`)
+        # the ruleset's turn structure (class attributes, which the interpreter looks up slowly on an instance)
+        self._phases, self._simultaneous = ruleset.phases, ruleset.simultaneous
 
     # ---- setup --------------------------------------------------------------------------------------
     def start(self, initiative: dict[int, int] | None = None) -> list[Event]:
@@ -60,7 +62,7 @@ class Battle:
 
     @property
     def phase(self) -> str:
-        return self.ruleset.phases[self.enc.phase_index]
+        return self._phases[self.enc.phase_index]
 
     def legal(self) -> list[Decision]:
         """Every decision the acting unit may take now (cached until the state changes)."""
@@ -89,7 +91,7 @@ class Battle:
         enc.version += 1
         if decision == END:
             return self._end_turn()
-        if rs.simultaneous and rs.phases[enc.phase_index] in rs.simultaneous:
+        if self._simultaneous and self._phases[enc.phase_index] in self._simultaneous:
             events = self._commit(actor, decision)
         else:
             events = rs.apply(enc, actor, decision, self.dice, self.react)
@@ -116,9 +118,9 @@ class Battle:
 
     def _begin_turn(self, first: bool = False) -> list[Event]:
         """Start the turn of the unit at `enc.turn`, skipping those that cannot act."""
-        enc, rs = self.enc, self.ruleset
+        enc, rs, phases = self.enc, self.ruleset, self._phases
         events: list[Event] = []
-        for _ in range(len(enc.order) * (len(rs.phases) + 1) * 2 + 2):
+        for _ in range(len(enc.order) * (len(phases) + 1) * 2 + 2):
             if enc.winner is not None:
                 return events
             unit = enc.units[enc.order[enc.turn]]
@@ -127,7 +129,7 @@ class Battle:
                 enc.budget = rs.new_budget(enc, unit)
                 enc.flags = {}
                 events.append(new_event("turn_start", unit.id, None, {"round": enc.round,
-                                                                      "phase": rs.phases[enc.phase_index]}))
+                                                                      "phase": phases[enc.phase_index]}))
                 events += rs.start_turn(enc, unit, self.dice)
                 events += self._check_victory()
                 if enc.winner is None and rs.can_act(enc, unit):
@@ -156,13 +158,13 @@ class Battle:
         events: list[Event] = []
         enc.turn = 0
         phase = self.phase
-        if phase in rs.simultaneous and enc.pending:
+        if phase in self._simultaneous and enc.pending:
             pending, enc.pending = enc.pending, {}
             events.append(Event("phase_resolves", None, phase=phase))
             events += rs.resolve_simultaneous(enc, phase, pending, self.dice)
             events += self._check_victory()
         enc.phase_index += 1
-        if enc.phase_index >= len(rs.phases):
+        if enc.phase_index >= len(self._phases):
             enc.phase_index = 0
             enc.round += 1
             if enc.round > enc.round_limit and not enc.over:
