@@ -174,6 +174,12 @@ def hit_chance(bonus: int, defense: int) -> float:
 @lru_cache(maxsize=4096)
 def p_at_least(expr: DiceExpr, value: int) -> float:
     """P(roll of expr >= value), exact by convolution."""
+    return sum(p for tot, p in _distribution(expr) if tot >= value)
+
+
+@lru_cache(maxsize=256)
+def _distribution(expr: DiceExpr) -> tuple[tuple[int, float], ...]:
+    """(total, probability) of each total expr can roll, by convolution (in the order `p_at_least` sums them)."""
     dist = {expr.bonus: 1.0}
     for _ in range(expr.count):
         nxt: dict[int, float] = {}
@@ -181,7 +187,7 @@ def p_at_least(expr: DiceExpr, value: int) -> float:
             for f in range(1, expr.sides + 1):
                 nxt[tot + f] = nxt.get(tot + f, 0.0) + p / expr.sides
         dist = nxt
-    return sum(p for tot, p in dist.items() if tot >= value)
+    return tuple(dist.items())
 
 
 # ---- damage and the condition track ---------------------------------------------------------------------------
