@@ -57,9 +57,11 @@ def two_handed_grip(u: Unit, n: int) -> bool:
 
 def range_band(w: dict, dist: int) -> int | None:
     """0..3 for point blank .. long, None when out of range."""
-    for band, top in enumerate(RANGES[w["group"]]):
+    band = 0
+    for top in RANGES[w["group"]]:
         if dist <= top:
             return band
+        band += 1
     return None
 
 
@@ -166,9 +168,12 @@ def _damage(text: str, dice: int, bonus: int) -> DiceExpr:
 
 def hit_chance(bonus: int, defense: int) -> float:
     """P(d20 + bonus >= defense), natural 20 always hits, natural 1 always misses."""
-    need = defense - bonus
-    faces = 21 - max(2, min(20, need))
-    return faces / 20
+    need = defense - bonus  # the least face that hits, between 2 and 20
+    if need < 2:
+        need = 2
+    elif need > 20:
+        need = 20
+    return (21 - need) / 20
 
 
 @lru_cache(maxsize=4096)

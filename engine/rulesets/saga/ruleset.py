@@ -1291,9 +1291,14 @@ class SagaRuleset(Ruleset):
         out = per_map.get(threat)
         if out is None:
             out = {}
+            w = g.width
             for eid, pos, reach in threat:
-                for sq in g.within(pos, reach):
-                    out.setdefault(g.index(*sq), []).append(eid)
+                for x, y in g.within(pos, reach):
+                    here = out.get(y * w + x)
+                    if here is None:
+                        out[y * w + x] = [eid]
+                    else:
+                        here.append(eid)
             if len(per_map) > 4096:
                 per_map.clear()
             per_map[threat] = out
