@@ -28,6 +28,9 @@ class Battle:
         self.enc, self.ruleset, self.dice, self.react = enc, ruleset, dice, react
         self._legal_version = -1
         self._legal: list[Decision] = []
+        self._witnesses = (0, 0)  # indices of two active units of different sides (`_check_victory`)
+        # the ruleset's turn structure (class attributes, which the interpreter looks up slowly on an instance)
+        self._phases, self._simultaneous = ruleset.phases, ruleset.simultaneous
 
     # ---- setup --------------------------------------------------------------------------------------
     def start(self, initiative: dict[int, int] | None = None) -> list[Event]:
@@ -51,7 +54,7 @@ class Battle:
     # ---- queries ------------------------------------------------------------------------------------
     @property
     def over(self) -> bool:
-        return self.enc.over
+        return self.enc.winner is not None  # `enc.over`, one property call less (the env loops ask often)
 
     @property
     def actor(self):
@@ -59,14 +62,14 @@ class Battle:
 
     @property
     def phase(self) -> str:
-        return self.ruleset.phases[self.enc.phase_index]
+        return self._phases[self.enc.phase_index]
 
     def legal(self) -> list[Decision]:
         """Every decision the acting unit may take now (cached until the state changes)."""
         enc = self.enc
         if self._legal_version != enc.version:
-            actor = enc.actor
-            self._legal = [] if actor is None else self.ruleset.legal_actions(enc, actor)
+            self._legal = ([] if enc.winner is not None or not enc.order  # no actor (`enc.actor` is None)
+                           else self.ruleset.legal_actions(enc, enc.units[enc.order[enc.turn]]))
             self._legal_version = enc.version
         return self._legal
 
@@ -82,13 +85,13 @@ class Battle:
         if enc.winner is not None:
             raise IllegalAction(f"the battle is over ({enc.winner} won)" if enc.winner != "draw"
                                 else "the battle is over (a draw)")
-        if not self.is_legal(decision):
+        if decision not in (self._legal if self._legal_version == enc.version else self.legal()):  # is_legal
             raise IllegalAction(rs.why_illegal(enc, enc.actor, decision))
         actor = enc.units[enc.order[enc.turn]]  # there is one: something is legal
         enc.version += 1
         if decision == END:
             return self._end_turn()
-        if rs.simultaneous and rs.phases[enc.phase_index] in rs.simultaneous:
+        if self._simultaneous and self._phases[enc.phase_index] in self._simultaneous:
             events = self._commit(actor, decision)
         else:
             events = rs.apply(enc, actor, decision, self.dice, self.react)
@@ -115,9 +118,9 @@ class Battle:
 
     def _begin_turn(self, first: bool = False) -> list[Event]:
         """Start the turn of the unit at `enc.turn`, skipping those that cannot act."""
-        enc, rs = self.enc, self.ruleset
+        enc, rs, phases = self.enc, self.ruleset, self._phases
         events: list[Event] = []
-        for _ in range(len(enc.order) * (len(rs.phases) + 1) * 2 + 2):
+        for _ in range(len(enc.order) * (len(phases) + 1) * 2 + 2):
             if enc.winner is not None:
                 return events
             unit = enc.units[enc.order[enc.turn]]
@@ -126,7 +129,7 @@ class Battle:
                 enc.budget = rs.new_budget(enc, unit)
                 enc.flags = {}
                 events.append(new_event("turn_start", unit.id, None, {"round": enc.round,
-                                                                      "phase": rs.phases[enc.phase_index]}))
+                                                                      "phase": phases[enc.phase_index]}))
                 events += rs.start_turn(enc, unit, self.dice)
                 events += self._check_victory()
                 if enc.winner is None and rs.can_act(enc, unit):
@@ -137,7 +140,7 @@ class Battle:
     def _end_turn(self) -> list[Event]:
         enc, rs = self.enc, self.ruleset
         actor = enc.units[enc.order[enc.turn]]  # called on a turn in progress
-        events = [Event("turn_end", actor.id)]
+        events = [new_event("turn_end", actor.id, None, {})]
         events += rs.end_turn(enc, actor, self.dice)
         events += self._check_victory()
         if enc.winner is not None:
@@ -155,13 +158,13 @@ class Battle:
         events: list[Event] = []
         enc.turn = 0
         phase = self.phase
-        if phase in rs.simultaneous and enc.pending:
+        if phase in self._simultaneous and enc.pending:
             pending, enc.pending = enc.pending, {}
             events.append(Event("phase_resolves", None, phase=phase))
             events += rs.resolve_simultaneous(enc, phase, pending, self.dice)
             events += self._check_victory()
         enc.phase_index += 1
-        if enc.phase_index >= len(rs.phases):
+        if enc.phase_index >= len(self._phases):
             enc.phase_index = 0
             enc.round += 1
             if enc.round > enc.round_limit and not enc.over:
@@ -176,12 +179,19 @@ class Battle:
         enc = self.enc
         if enc.winner is not None:
             return []
+        units = enc.units
+        i, j = self._witnesses
+        if j < len(units):  # the two active units of two sides found last time, most often both still are
+            a, b = units[i], units[j]
+            if not a.down and not b.down and a.side != b.side:
+                return []
         first = None
-        for u in enc.units:  # stops at the second side with an active unit: the common case, cheaply
+        for j, u in enumerate(units):  # stops at the second side with an active unit: the common case, cheaply
             if not u.down:
                 if first is None:
-                    first = u.side
+                    first, i = u.side, j
                 elif u.side != first:
+                    self._witnesses = (i, j)
                     return []
         enc.winner = "draw" if first is None else first
         return [Event("victory", None, winner=enc.winner, round=enc.round)]

@@ -37,7 +37,10 @@ class Economy:
         if cost == self.full_round:
             return all(budget.get(k, 0) >= self.slots[k] for k in self.full_round_needs)
         if times == 1:  # one payment: any payer that has it (no copy of the budget to spend from)
-            return any(budget.get(p, 0) >= amount for p in self.trades.get(cost, (cost,)))
+            for p in self.trades.get(cost, (cost,)):
+                if budget.get(p, 0) >= amount:
+                    return True
+            return False
         left = dict(budget)
         for _ in range(times):
             for p in self.payers(cost):

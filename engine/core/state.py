@@ -33,6 +33,10 @@ class Encounter:
         self.round_limit = round_limit
         self.winner: str | None = None
         self.version = 0
+        # a ruleset's memo of what it derives from this state, with the unit list it was made for (a clone copies
+        # it and owns none of it). An attribute: reading `__dict__` would leave every attribute of the encounter
+        # to the interpreter's slow, unspecialised lookups.
+        self._ruleset_cache: tuple | None = None
 
     # ---- queries ------------------------------------------------------------------------------------
     @property
@@ -41,14 +45,15 @@ class Encounter:
 
     @property
     def actor_id(self) -> int | None:
-        if self.over or not self.order:
+        if self.winner is not None or not self.order:  # over
             return None
         return self.order[self.turn]
 
     @property
     def actor(self) -> Unit | None:
-        a = self.actor_id
-        return None if a is None else self.units[a]
+        if self.winner is not None or not self.order:  # `actor_id` is None (a property call less: asked often)
+            return None
+        return self.units[self.order[self.turn]]
 
     def unit(self, name_or_id: str | int) -> Unit:
         if isinstance(name_or_id, int):
@@ -62,22 +67,22 @@ class Encounter:
         return list(dict.fromkeys(u.side for u in self.units))
 
     def active_sides(self) -> set[str]:
-        return {u.side for u in self.units if u.active}
+        return {u.side for u in self.units if not u.down}
 
     def occupant(self, pos: tuple[int, int]) -> Unit | None:
         for u in self.units:
-            if u.active and u.pos == pos:
+            if not u.down and u.pos == pos:
                 return u
         return None
 
     def occupied(self) -> dict[tuple[int, int], int]:
-        return {u.pos: u.id for u in self.units if u.active}
+        return {u.pos: u.id for u in self.units if not u.down}
 
     def allies(self, unit: Unit) -> list[Unit]:
-        return [u for u in self.units if u.active and u.side == unit.side and u.id != unit.id]
+        return [u for u in self.units if not u.down and u.side == unit.side and u.id != unit.id]
 
     def enemies(self, unit: Unit) -> list[Unit]:
-        return [u for u in self.units if u.active and u.side != unit.side]
+        return [u for u in self.units if not u.down and u.side != unit.side]
 
     # ---- copies -------------------------------------------------------------------------------------------
     def clone(self) -> "Encounter":

@@ -126,6 +126,20 @@ def test_victory_when_the_last_enemy_goes_down():
         b.step(END)
 
 
+def test_victory_is_seen_whichever_units_go_down():
+    for order in ([2, 3], [3, 2], [0, 1], [1, 0]):  # the units of one side go down one after the other
+        b = new()
+        b.start({0: 4, 1: 3, 2: 2, 3: 1})
+        b.step(END)
+        first, last = (b.enc.units[i] for i in order)
+        first.down = True
+        b.step(END)
+        assert not b.over
+        last.down = True
+        b.step(END)
+        assert b.enc.winner == ("pcs" if first.side == "npcs" else "npcs")
+
+
 def test_downed_units_are_skipped():
     b = new()
     b.start({0: 4, 1: 3, 2: 2, 3: 1})

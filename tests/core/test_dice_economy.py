@@ -45,6 +45,17 @@ def test_seeded_dice_are_deterministic_and_in_range():
     assert total == sum(faces) + 2 and len(faces) == 3
 
 
+def test_seeded_faces_are_the_randints_of_the_same_generator():
+    import random
+
+    sides = [20, 6, 8, 1, 4, 100, 3, 12, 2, 10, 7] * 40
+    d, rng = SeededDice(11), random.Random(11)
+    assert [d.face(n, "x") for n in sides] == [rng.randint(1, n) for n in sides]
+    assert d.getstate() == rng.getstate()
+    with pytest.raises(ValueError):
+        d.face(0, "x")
+
+
 def test_seeded_dice_state_can_be_saved_and_restored():
     d = SeededDice(5)
     d.face(6, "x")

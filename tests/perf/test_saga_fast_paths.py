@@ -67,6 +67,49 @@ def test_observation_matches_reference_ruleset():
     assert n > 400
 
 
+def test_combat_arithmetic_matches_reference():
+    from engine.rulesets.saga import combat as C
+
+    from . import saga_reference_combat as RC
+
+    n = 0
+    for b in _random_states(10, seed=16):
+        for u in b.enc.units:
+            for t in b.enc.units:
+                assert C.aid_bonus(u, t) == RC.aid_bonus(u, t)
+            for melee in (None, True, False):
+                assert C.reflex(u, melee=melee) == RC.reflex(u, melee=melee)
+            assert C.reflex(u, with_armor=False) == RC.reflex(u, with_armor=False)
+            for w in [None, *range(len(u.stats["weapons"]))]:
+                for t in (None, *b.enc.units):
+                    assert C.attack_bonus(u, w, t) == RC.attack_bonus(u, w, t)
+                for aimed in (False, True):
+                    expr = C.damage_expr(u, w, aimed)
+                    assert expr == RC.damage_expr(u, w, aimed=aimed)
+                    for hp in range(-1, expr.maximum + 2):
+                        assert C.p_at_least(expr, hp) == RC.p_at_least(expr, hp)
+                n += 1
+    assert n > 5000
+
+
+def test_threat_maps_after_the_caches_are_dropped():
+    """A GM's edit drops the encounter's cache attributes (agents.autopilot `_touched`): the threat maps are
+    made again, as the reference makes them."""
+    n = 0
+    for k, b in enumerate(_random_states(6, seed=17)):
+        if k % 5:
+            continue
+        enc = b.enc
+        for u in enc.units:
+            assert RS._threats(enc, u) == REF._threats(enc, u)
+        for key in [key for key in enc.__dict__ if key.startswith("_") and "cache" in key]:
+            del enc.__dict__[key]
+        for u in enc.units:
+            assert RS._threats(enc, u) == REF._threats(enc, u)
+        n += 1
+    assert n > 50
+
+
 def test_estimates_and_reasons_match_reference():
     from envs.codec import ActionCodec
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from engine.core.dice import DiceExpr, parse_dice
-from engine.core.events import Event
+from engine.core.events import Event, new_event
 from engine.core.state import Encounter
 from engine.core.units import Unit
 
@@ -57,9 +57,11 @@ def two_handed_grip(u: Unit, n: int) -> bool:
 
 def range_band(w: dict, dist: int) -> int | None:
     """0..3 for point blank .. long, None when out of range."""
-    for band, top in enumerate(RANGES[w["group"]]):
+    band = 0
+    for top in RANGES[w["group"]]:
         if dist <= top:
             return band
+        band += 1
     return None
 
 
@@ -69,14 +71,17 @@ def ct_penalty(u: Unit) -> int:
 
 
 def item_bonus(u: Unit, defense: str) -> int:
-    return sum(u.stats["items"][i].get(defense, 0) for i in u.state["active_items"])
+    active = u.state["active_items"]
+    return sum(u.stats["items"][i].get(defense, 0) for i in active) if active else 0
 
 
 def reflex(u: Unit, melee: bool | None = None, with_armor: bool = True) -> int:
-    s = u.state
-    r = u.stats["reflex"] + ct_penalty(u) + s["defense"] + item_bonus(u, "reflex")
+    s, st = u.state, u.stats
+    r = st["reflex"] + CT_PENALTY[s["ct"]] + s["defense"]
+    if s["active_items"]:
+        r += item_bonus(u, "reflex")
     if not with_armor:
-        r -= u.stats["armor"]
+        r -= st["armor"]
     if s["charged"]:
         r -= 2
     if s["prone"] and melee is not None:
@@ -116,20 +121,20 @@ def size_steps(a: Unit, b: Unit) -> int:
 
 
 # ---- attacks ----------------------------------------------------------------------------------------------
+_UNARMED = {"kind": "melee", "attack": 0, "improvised": False, "light": True, "natural": False}
+
+
 def attack_bonus(u: Unit, n: int | None, target: Unit | None = None) -> int:
     """Attack bonus with weapon n (None: unarmed), before situational modifiers of the action."""
-    s = u.state
-    if n is None:
-        w = {"kind": "melee", "attack": 0, "improvised": False, "light": True, "natural": False}
-    else:
-        w = u.stats["weapons"][n]
-    ab = u.stats["bab"] + (u.stats["str"] if w["kind"] == "melee" else u.stats["dex"]) + w["attack"]
-    ab += ct_penalty(u) + s["attack_penalty"]
+    s, st = u.state, u.stats
+    w = _UNARMED if n is None else st["weapons"][n]
+    melee = w["kind"] == "melee"
+    ab = st["bab"] + (st["str"] if melee else st["dex"]) + w["attack"] + CT_PENALTY[s["ct"]] + s["attack_penalty"]
     if w["improvised"]:
         ab -= 5
     if s["grabbed_by"] and not (w["light"] or w["natural"]):
         ab -= 2
-    if s["prone"] and w["kind"] == "melee":
+    if s["prone"] and melee:
         ab -= 5
     if n is not None and mode(u, n) == "autofire":
         ab -= 5
@@ -138,16 +143,16 @@ def attack_bonus(u: Unit, n: int | None, target: Unit | None = None) -> int:
 
 
 def damage_expr(u: Unit, n: int | None, aimed: bool = False) -> DiceExpr:
+    st = u.stats
     if n is None:
-        return DiceExpr(1, 4, u.stats["str"] + u.stats["level"] // 2)
-    w = u.stats["weapons"][n]
-    d = _parsed(w["damage"])
-    bonus = u.stats["level"] // 2
+        return DiceExpr(1, 4, st["str"] + st["level"] // 2)
+    w = st["weapons"][n]
+    bonus = st["level"] // 2
     if w["kind"] == "melee":
-        strength = u.stats["str"]
+        strength = st["str"]
         bonus += 2 * strength if (two_handed_grip(u, n) and strength > 0) else strength
-    extra = 1 if (aimed and "deadeye" in u.stats["feats"] and w["kind"] == "ranged") else 0
-    return d.plus(extra, bonus)
+    extra = 1 if (aimed and "deadeye" in st["feats"] and w["kind"] == "ranged") else 0
+    return _damage(w["damage"], extra, bonus)
 
 
 @lru_cache(maxsize=256)
@@ -155,16 +160,31 @@ def _parsed(text: str) -> DiceExpr:
     return parse_dice(text)
 
 
+@lru_cache(maxsize=1024)
+def _damage(text: str, dice: int, bonus: int) -> DiceExpr:
+    """`_parsed(text).plus(dice, bonus)`, one object per value (expressions are immutable)."""
+    return _parsed(text).plus(dice, bonus)
+
+
 def hit_chance(bonus: int, defense: int) -> float:
     """P(d20 + bonus >= defense), natural 20 always hits, natural 1 always misses."""
-    need = defense - bonus
-    faces = 21 - max(2, min(20, need))
-    return faces / 20
+    need = defense - bonus  # the least face that hits, between 2 and 20
+    if need < 2:
+        need = 2
+    elif need > 20:
+        need = 20
+    return (21 - need) / 20
 
 
 @lru_cache(maxsize=4096)
 def p_at_least(expr: DiceExpr, value: int) -> float:
     """P(roll of expr >= value), exact by convolution."""
+    return sum(p for tot, p in _distribution(expr) if tot >= value)
+
+
+@lru_cache(maxsize=256)
+def _distribution(expr: DiceExpr) -> tuple[tuple[int, float], ...]:
+    """(total, probability) of each total expr can roll, by convolution (in the order `p_at_least` sums them)."""
     dist = {expr.bonus: 1.0}
     for _ in range(expr.count):
         nxt: dict[int, float] = {}
@@ -172,7 +192,7 @@ def p_at_least(expr: DiceExpr, value: int) -> float:
             for f in range(1, expr.sides + 1):
                 nxt[tot + f] = nxt.get(tot + f, 0.0) + p / expr.sides
         dist = nxt
-    return sum(p for tot, p in dist.items() if tot >= value)
+    return tuple(dist.items())
 
 
 # ---- damage and the condition track ---------------------------------------------------------------------------
@@ -189,14 +209,14 @@ def deal_damage(enc: Encounter, src: Unit | None, t: Unit, amount: int, stun: bo
         hp_loss = amount
         steps = 1 if amount >= threshold else 0
     t.hp = max(0, t.hp - hp_loss)
-    ev.append(Event("damage", sid, t.id, amount=hp_loss, hp=t.hp, stun=stun))
+    ev.append(new_event("damage", sid, t.id, {"amount": hp_loss, "hp": t.hp, "stun": stun}))
     if steps:
         ev += move_track(t, -steps, "damage threshold" if not stun else "stun damage over the threshold", sid)
     if t.hp == 0 and not t.down:
         t.down = True
         if (amount >= threshold and not stun) or lethal_always:
             t.dead = True
-        ev.append(Event("down", sid, t.id, dead=t.dead, why="0 hit points"))
+        ev.append(new_event("down", sid, t.id, {"dead": t.dead, "why": "0 hit points"}))
     if t.down:
         release_holds(enc, t)
     return ev

@@ -53,10 +53,12 @@ def _cache(enc: Encounter) -> dict:
     Owned by this encounter's unit list: a clone copies the attribute but not the ownership, so a clone
     never reads its source's entries.
     """
-    got = enc.__dict__.get("_saga_cache")
+    try:
+        got = enc._ruleset_cache
+    except AttributeError:  # dropped with the other caches (agents.autopilot)
+        got = None
     if got is None or got[0] is not enc.units:
-        got = (enc.units, {})
-        enc.__dict__["_saga_cache"] = got
+        got = enc._ruleset_cache = (enc.units, {})
     elif len(got[1]) > 64:
         got[1].clear()
     return got[1]
@@ -206,17 +208,18 @@ class SagaRuleset(Ruleset):
 
     # ---- turns -------------------------------------------------------------------------------------------
     def can_act(self, enc: Encounter, unit: Unit) -> bool:
-        return unit.active and unit.state["ct"] < C.CT_HELPLESS
+        return not unit.down and unit.state["ct"] < C.CT_HELPLESS
 
     def start_turn(self, enc: Encounter, u: Unit, dice: Dice) -> list[Event]:
         s = u.state
         s["defense"], s["no_attacks"], s["attack_penalty"], s["charged"] = 0, False, 0, False
         s["aoo_used"] = False
         ev: list[Event] = []
+        uid = u.id
         for other in enc.units:  # a pin lasts until the start of the pinner's next turn
-            if other.state["pinned_by"] == u.id:
+            if other.state["pinned_by"] == uid:
                 other.state["pinned_by"] = None
-                ev.append(Event("pin_ends", u.id, other.id))
+                ev.append(new_event("pin_ends", uid, other.id, {}))
         if enc.round - s["recover_round"] > 1:
             s["recover"] = 0
         return ev
@@ -224,7 +227,8 @@ class SagaRuleset(Ruleset):
     # ---- legality -------------------------------------------------------------------------------------------
     def legal_actions(self, enc: Encounter, a: Unit) -> list[Decision]:
         """Every decision a may take now, END first: `legal_actions_py`, through its C mirror when built."""
-        if max(enc.budget.values(), default=0) <= 0:
+        b = enc.budget
+        if not b or max(b.values()) <= 0:
             return [END]  # every action costs part of the budget (as legal_actions_py finds, more slowly)
         if _legal is not None:
             got = _legal.legal(enc, a)
@@ -670,17 +674,21 @@ class SagaRuleset(Ruleset):
         return f"{a.name} is already at the top of the condition track"
 
     # ---- resolution -------------------------------------------------------------------------------------------
+    def __init__(self):
+        # apply's table: action -> (cost, times, Quick Draw may change its cost, it spends an aim, `_r_<action>`)
+        self._actions = {key: (spec.cost, spec.times, key in _QUICK_DRAWN, key not in _KEEPS_AIM,
+                               getattr(self, f"_r_{key}")) for key, spec in self.catalogue.items()}
+        self._pay = self.economy.pay
+
     def apply(self, enc: Encounter, a: Unit, d: Decision, dice: Dice, react: React | None = None) -> list[Event]:
-        action = d.action
-        spec = self.catalogue[action]
-        cost = self._draw_cost(a) if action in _QUICK_DRAWN else spec.cost
-        paid = self.economy.pay(enc.budget, cost, times=spec.times)
-        if action not in _KEEPS_AIM:
+        action, target, square, option = d
+        cost, times, drawn, spends_aim, resolve = self._actions[action]
+        paid = self._pay(enc.budget, self._draw_cost(a) if drawn else cost, 1, times)
+        if spends_aim:
             a.state["aimed"] = False
-        ev = [new_event("action", a.id, d.target,
-                        {"action": action, "square": d.square, "option": d.option, "paid": paid})]
-        ev += getattr(self, _RESOLVERS[action])(enc, a, d, dice, react)
-        enc.__dict__.pop("_saga_cache", None)  # the state changed under the same version number
+        ev = [new_event("action", a.id, target, {"action": action, "square": square, "option": option, "paid": paid})]
+        ev += resolve(enc, a, d, dice, react)
+        enc._ruleset_cache = None  # the state changed under the same version number
         return ev
 
     # attacks -----------------------------------------------------------------------------------
@@ -693,14 +701,17 @@ class SagaRuleset(Ruleset):
         an autofire (area) attack gets none of it, as Aim gives no benefit to area attacks.
         """
         g = enc.grid
-        melee = n is None or C.weapon(a, n)["kind"] == "melee"
+        s = a.state
+        w = None if n is None else a.stats["weapons"][n]
+        mode = None if n is None else C.mode(a, n)
+        melee = w is None or w["kind"] == "melee"
         ab = C.attack_bonus(a, n, t) + bonus
         notes = []
-        aimed = not melee and a.state["aimed"] and C.mode(a, n) != "autofire"
+        aimed = not melee and s["aimed"] and mode != "autofire"
         if not aimed:
             ignore_cover = False
-        if not melee and n is not None:
-            band = C.range_band(C.weapon(a, n), g.distance(a.pos, t.pos)) or 0
+        if not melee:
+            band = C.range_band(w, g.distance(a.pos, t.pos)) or 0
             ab += C.BAND_PENALTY[band]
             notes.append(C.BANDS[band])
             if aimed:
@@ -722,15 +733,14 @@ class SagaRuleset(Ruleset):
         hit = face == 20 or (face != 1 and total >= defense)
         if aided:
             t.state["aid"].pop(a.side, None)
-        if a.state["suppressed"]:
+        if s["suppressed"]:
             notes.append("suppressed -2")
-            a.state["suppressed"] = 0
+            s["suppressed"] = 0
         ev = [new_event("attack", a.id, t.id,
                         {"face": face, "bonus": ab, "total": total, "defense": defense, "hit": hit, "why": why,
-                         "weapon": C.weapon(a, n)["name"] if n is not None else "unarmed", "notes": notes})]
+                         "weapon": "unarmed" if w is None else w["name"], "notes": notes})]
         if damage and (hit or half_on_miss):
-            stun = n is not None and C.mode(a, n) == "stun"
-            expr = C.damage_expr(a, n, aimed=aimed)
+            expr = C.damage_expr(a, n, aimed)
             amount, faces = dice.roll(expr, f"{a.name}'s damage on {t.name}")
             if face == 20 or auto_crit:
                 amount *= 2
@@ -738,9 +748,9 @@ class SagaRuleset(Ruleset):
                 amount //= 2
             ev.append(new_event("damage_roll", a.id, t.id, {"expr": str(expr), "faces": faces, "total": amount,
                                                             "crit": face == 20}))
-            ev += C.deal_damage(enc, a, t, amount, stun=stun, lethal_always=auto_crit)
+            ev += C.deal_damage(enc, a, t, amount, mode == "stun", auto_crit)
         if not melee:
-            a.state["aimed"] = False
+            s["aimed"] = False
         return hit, ev
 
     def _r_end_turn(self, enc, a, d, dice, react):  # pragma: no cover - END is handled by the battle loop
@@ -752,7 +762,7 @@ class SagaRuleset(Ruleset):
     def _r_ranged_attack(self, enc, a, d, dice, react):
         t, n = enc.units[d.target], C.first_of(a, "ranged")
         ev = self._provoke_shot(enc, a, dice, react)
-        if not a.active:
+        if a.down:
             return ev
         auto = C.mode(a, n) == "autofire"
         hit, more = self._attack(enc, a, t, n, dice, why="ranged attack", ignore_cover=a.state["aimed"],
@@ -769,23 +779,23 @@ class SagaRuleset(Ruleset):
     def _r_aid_attack(self, enc, a, d, dice, react):
         t = enc.units[d.target]
         n, ev = self._weapon_for(enc, a, t, dice, react)
-        if not a.active:
+        if a.down:
             return ev
         hit, more = self._attack(enc, a, t, n, dice, defense=10, damage=False, why="aid another")
         if hit:
             t.state["aid"][a.side] = a.id
-            more.append(Event("aided", a.id, t.id, bonus=2))
+            more.append(new_event("aided", a.id, t.id, {"bonus": 2}))
         return ev + more
 
     def _r_suppress(self, enc, a, d, dice, react):
         t = enc.units[d.target]
         n, ev = self._weapon_for(enc, a, t, dice, react)
-        if not a.active:
+        if a.down:
             return ev
         hit, more = self._attack(enc, a, t, n, dice, defense=10, damage=False, why="suppression")
         if hit:
             t.state["suppressed"] = 2
-            more.append(Event("suppressed", a.id, t.id, penalty=-2))
+            more.append(new_event("suppressed", a.id, t.id, {"penalty": -2}))
         return ev + more
 
     def _r_charge(self, enc, a, d, dice, react):
@@ -794,7 +804,7 @@ class SagaRuleset(Ruleset):
         ev = self._walk(enc, a, line, dice, react, how="charges")
         enc.flags["charged"] = True
         a.state["charged"] = True
-        if a.active and a.pos == end:
+        if not a.down and a.pos == end:
             ev += self._attack(enc, a, t, C.first_of(a, "melee"), dice, bonus=2, why="charge")[1]
         return ev
 
@@ -802,11 +812,11 @@ class SagaRuleset(Ruleset):
         t = enc.units[d.target]
         seq, penalty = self._full_attack_plan(a)
         a.state["attack_penalty"] = penalty
-        ev = [Event("full_attack", a.id, t.id, attacks=len(seq), penalty=penalty)]
+        ev = [new_event("full_attack", a.id, t.id, {"attacks": len(seq), "penalty": penalty})]
         for n in seq:
-            if not a.active:
+            if a.down:
                 break
-            if not t.active:
+            if t.down:
                 t = next((e for e in enc.enemies(a) if self._can_hit(enc, a, e, n)), None)
                 if t is None:
                     break
@@ -814,7 +824,7 @@ class SagaRuleset(Ruleset):
                 continue
             if C.weapon(a, n)["kind"] == "ranged":
                 ev += self._provoke_shot(enc, a, dice, react)
-                if not a.active:
+                if a.down:
                     break
             ev += self._attack(enc, a, t, n, dice, why="full attack", ignore_cover=a.state["aimed"])[1]
         return ev
@@ -822,7 +832,7 @@ class SagaRuleset(Ruleset):
     def _r_disarm(self, enc, a, d, dice, react):
         t = enc.units[d.target]
         n, ev = self._weapon_for(enc, a, t, dice, react)
-        if not a.active:
+        if a.down:
             return ev
         ranged = C.weapon(a, n)["kind"] == "ranged"
         victim = next(k for k in t.state["hands"] if k not in t.state["lost"])
@@ -833,25 +843,25 @@ class SagaRuleset(Ruleset):
         ev += more
         if hit:
             self._lose_weapon(enc, t, victim, "disarmed")
-            ev.append(Event("disarmed", a.id, t.id, weapon=C.weapon(t, victim)["name"]))
-        elif not ranged and not improved and t.active and self._may_strike(t):
+            ev.append(new_event("disarmed", a.id, t.id, {"weapon": C.weapon(t, victim)["name"]}))
+        elif not ranged and not improved and not t.down and self._may_strike(t):
             m = C.first_of(t, "melee") if self._in_reach(enc, t, a) else None
             r = C.first_of(t, "ranged")
             use = m if m is not None else (r if r is not None and self._clear_shot(enc, t, a, r) else None)
             if use is not None:
-                ev.append(Event("free_attack", t.id, a.id, why="failed disarm"))
+                ev.append(new_event("free_attack", t.id, a.id, {"why": "failed disarm"}))
                 ev += self._attack(enc, t, a, use, dice, why="free attack")[1]
         return ev
 
     def _may_strike(self, u: Unit) -> bool:
         """Whether u can make an attack outside its turn (free attack, attack of opportunity)."""
         s = u.state
-        return u.active and s["ct"] < C.CT_HELPLESS and not s["no_attacks"] and s["pinned_by"] is None
+        return not u.down and s["ct"] < C.CT_HELPLESS and not s["no_attacks"] and s["pinned_by"] is None
 
     def _r_attack_held_object(self, enc, a, d, dice, react):
         t = enc.units[d.target]
         n, ev = self._weapon_for(enc, a, t, dice, react)
-        if not a.active:
+        if a.down:
             return ev
         victim = next(k for k in t.state["hands"] if k not in t.state["lost"])
         w = C.weapon(t, victim)
@@ -868,10 +878,10 @@ class SagaRuleset(Ruleset):
             key = f"{t.id}:{victim}"
             left = max(0, enc.extra.setdefault("object_hp", {}).get(key, hp) - amount)
             enc.extra["object_hp"][key] = left
-            ev.append(Event("object_damage", a.id, t.id, object=w["name"], amount=amount, hp=left))
+            ev.append(new_event("object_damage", a.id, t.id, {"object": w["name"], "amount": amount, "hp": left}))
             if left == 0:
                 self._lose_weapon(enc, t, victim, "broken")
-                ev.append(Event("object_broken", a.id, t.id, object=w["name"], destroyed=amount >= thr))
+                ev.append(new_event("object_broken", a.id, t.id, {"object": w["name"], "destroyed": amount >= thr}))
         return ev
 
     def _r_attack_object(self, enc, a, d, dice, react):
@@ -887,15 +897,16 @@ class SagaRuleset(Ruleset):
         else:
             n = C.first_of(a, "ranged")
             ev += self._provoke_shot(enc, a, dice, react)
-            if not a.active:
+            if a.down:
                 return ev
             band = C.range_band(C.weapon(a, n), g.distance(a.pos, d.square))
             ab = C.attack_bonus(a, n) + C.BAND_PENALTY[band]
             notes.append(C.BANDS[band])
         face = dice.d20(f"{a.name}'s attack on the {what}")
         hit = face == 20 or (face != 1 and face + ab >= obj["reflex"])
-        ev.append(Event("attack_object", a.id, None, square=d.square, face=face, bonus=ab, total=face + ab,
-                        defense=obj["reflex"], hit=hit, object=what, notes=notes))
+        ev.append(new_event("attack_object", a.id, None, {"square": d.square, "face": face, "bonus": ab,
+                                                          "total": face + ab, "defense": obj["reflex"], "hit": hit,
+                                                          "object": what, "notes": notes}))
         if not hit:
             return ev
         amount, _ = dice.roll(C.damage_expr(a, n), f"{a.name}'s damage on the {what}")
@@ -907,13 +918,14 @@ class SagaRuleset(Ruleset):
         st["hp"] = max(0, st["hp"] - amount)
         if amount >= obj["threshold"]:
             st["ct"] += 1
-        ev.append(Event("object_damage", a.id, None, square=d.square, object=what, amount=amount, hp=st["hp"]))
+        ev.append(new_event("object_damage", a.id, None, {"square": d.square, "object": what, "amount": amount,
+                                                          "hp": st["hp"]}))
         if st["hp"] == 0 and amount >= obj["threshold"]:
             g.broken.add(i)  # destroyed: the square is open floor from now on
-            ev.append(Event("object_broken", a.id, None, square=d.square, object=what, destroyed=True))
+            ev.append(new_event("object_broken", a.id, None, {"square": d.square, "object": what, "destroyed": True}))
         elif (st["hp"] == 0 or st["ct"] >= 5) and not st["disabled"]:
             st["disabled"] = True  # disabled: still there (a door stays as it is, jammed)
-            ev.append(Event("object_broken", a.id, None, square=d.square, object=what, destroyed=False))
+            ev.append(new_event("object_broken", a.id, None, {"square": d.square, "object": what, "destroyed": False}))
         return ev
 
     def _object_state(self, enc: Encounter, i: int) -> dict:
@@ -928,8 +940,8 @@ class SagaRuleset(Ruleset):
         t.hp = max(0, t.hp - amount)
         t.dead = True
         C.release_holds(enc, t)
-        return [Event("coup_de_grace", a.id, t.id, amount=amount, faces=faces),
-                Event("down", a.id, t.id, dead=True, why="coup de grace")]
+        return [new_event("coup_de_grace", a.id, t.id, {"amount": amount, "faces": faces}),
+                new_event("down", a.id, t.id, {"dead": True, "why": "coup de grace"})]
 
     def _r_grab(self, enc, a, d, dice, react):
         t = enc.units[d.target]
@@ -937,7 +949,7 @@ class SagaRuleset(Ruleset):
         if hit:
             t.state["grabbed_by"].append(a.id)
             a.state["grabbing"] = t.id
-            ev.append(Event("grabbed", a.id, t.id))
+            ev.append(new_event("grabbed", a.id, t.id, {}))
         return ev
 
     def _r_grapple(self, enc, a, d, dice, react):
@@ -948,22 +960,22 @@ class SagaRuleset(Ruleset):
         mine = dice.d20(f"{a.name}'s grapple check") + self._grapple_bonus(a)
         theirs = dice.d20(f"{t.name}'s grapple check") + self._grapple_bonus(t)
         won = mine >= theirs
-        ev.append(Event("grapple_check", a.id, t.id, mine=mine, theirs=theirs, won=won))
+        ev.append(new_event("grapple_check", a.id, t.id, {"mine": mine, "theirs": theirs, "won": won}))
         if not won:
             return ev
         feats = a.stats["feats"]
         if "pin" in feats:
             t.state["pinned_by"] = a.id
-            ev.append(Event("pinned", a.id, t.id))
+            ev.append(new_event("pinned", a.id, t.id, {}))
         if "trip" in feats and "pin" not in feats:
             t.state["prone"] = True
-            ev.append(Event("prone", a.id, t.id, why="tripped"))
+            ev.append(new_event("prone", a.id, t.id, {"why": "tripped"}))
         light = next((n for n in C.usable_weapons(a) if C.weapon(a, n)["light"]
                       and C.weapon(a, n)["kind"] == "melee"), None)
         if light is not None:
             amount, faces = dice.roll(C.damage_expr(a, light), f"{a.name}'s damage in the grapple")
-            ev.append(Event("damage_roll", a.id, t.id, expr=str(C.damage_expr(a, light)), faces=faces,
-                            total=amount, crit=False))
+            ev.append(new_event("damage_roll", a.id, t.id, {"expr": str(C.damage_expr(a, light)), "faces": faces,
+                                                            "total": amount, "crit": False}))
             ev += C.deal_damage(enc, a, t, amount)
         return ev
 
@@ -974,26 +986,27 @@ class SagaRuleset(Ruleset):
         for g in list(s["grabbed_by"])[:clear]:
             s["grabbed_by"].remove(g)
             enc.units[g].state["grabbing"] = None
-            ev.append(Event("grab_broken", a.id, g))
+            ev.append(new_event("grab_broken", a.id, g, {}))
         if s["pinned_by"] is not None:
             other = enc.units[s["pinned_by"]]
             mine = dice.d20(f"{a.name}'s grapple check to escape") + self._grapple_bonus(a)
             theirs = dice.d20(f"{other.name}'s grapple check") + self._grapple_bonus(other)
-            ev.append(Event("grapple_check", a.id, other.id, mine=mine, theirs=theirs, won=mine >= theirs))
+            ev.append(new_event("grapple_check", a.id, other.id,
+                                {"mine": mine, "theirs": theirs, "won": mine >= theirs}))
             if mine >= theirs:
                 s["pinned_by"] = None
-                ev.append(Event("grab_broken", a.id, other.id))
+                ev.append(new_event("grab_broken", a.id, other.id, {}))
         return ev
 
     def _r_fight_defensively(self, enc, a, d, dice, react):
         a.state["defense"] = 5 if "acrobatics" in a.stats["trained"] else 2
         a.state["attack_penalty"] = -5
-        return [Event("defensive", a.id, bonus=a.state["defense"], no_attacks=False)]
+        return [new_event("defensive", a.id, None, {"bonus": a.state["defense"], "no_attacks": False})]
 
     def _r_total_defense(self, enc, a, d, dice, react):
         a.state["defense"] = 10 if "acrobatics" in a.stats["trained"] else 5
         a.state["no_attacks"] = True
-        return [Event("defensive", a.id, bonus=a.state["defense"], no_attacks=True)]
+        return [new_event("defensive", a.id, None, {"bonus": a.state["defense"], "no_attacks": True})]
 
     # movement --------------------------------------------------------------------------------------
     def _r_move(self, enc, a, d, dice, react):
@@ -1024,7 +1037,7 @@ class SagaRuleset(Ruleset):
                 best = (first, rest)
         first, rest = best
         ev = self._walk(enc, a, [g.xy(first)], dice, react, how="withdraws", safe=True)
-        if rest and a.active:
+        if rest and not a.down:
             ev += self._walk(enc, a, rest, dice, react, how="moves on")
         return ev
 
@@ -1047,7 +1060,12 @@ class SagaRuleset(Ruleset):
         g = enc.grid
         if not safe and danger is not None:
             w = g.width
-            safe = not danger[start[1] * w + start[0]] and not any([danger[y * w + x] for x, y in path[:-1]])
+            safe = not danger[start[1] * w + start[0]]
+            if safe:
+                for x, y in path[:-1]:
+                    if danger[y * w + x]:
+                        safe = False
+                        break
         if not safe:
             threatening = self._threatening(enc, a)
             safe = not threatening
@@ -1062,9 +1080,9 @@ class SagaRuleset(Ruleset):
                         continue
                     struck.add(eid)
                     ev += self._aoo(enc, enc.units[eid], a, dice, react, "moving out of a threatened square")
-                    if not a.active:
+                    if a.down:
                         break
-                if not a.active:
+                if a.down:
                     break
                 a.pos = sq
         if a.state["grabbing"] is not None and a.pos != start:
@@ -1076,34 +1094,34 @@ class SagaRuleset(Ruleset):
         return [moved, *ev] if ev else [moved]
 
     def _aoo(self, enc, e: Unit, t: Unit, dice, react, why: str) -> list[Event]:
-        if e.state["aoo_used"] or not self.threatens(e) or not t.active:
+        if e.state["aoo_used"] or not self.threatens(e) or t.down:
             return []  # one attack of opportunity per round; the threat map may predate this decision
         if react is not None and not react(enc, e, f"attack of opportunity on {t.name} ({why})"):
-            return [Event("aoo_declined", e.id, t.id, why=why)]
+            return [new_event("aoo_declined", e.id, t.id, {"why": why})]
         e.state["aoo_used"] = True
-        ev = [Event("aoo", e.id, t.id, why=why)]
+        ev = [new_event("aoo", e.id, t.id, {"why": why})]
         return ev + self._attack(enc, e, t, C.first_of(e, "melee"), dice, why="attack of opportunity")[1]
 
     def _provoke_shot(self, enc, a, dice, react) -> list[Event]:
         ev: list[Event] = []
         for eid in self._threatened_at(enc.grid, self._threatening(enc, a), a.pos):
             ev += self._aoo(enc, enc.units[eid], a, dice, react, "ranged attack in a threatened square")
-            if not a.active:
+            if a.down:
                 break
         return ev
 
     # other actions -----------------------------------------------------------------------------------
     def _r_draw(self, enc, a, d, dice, react):
         a.state["hands"].append(d.option)
-        return [Event("draw", a.id, weapon=C.weapon(a, d.option)["name"])]
+        return [new_event("draw", a.id, None, {"weapon": C.weapon(a, d.option)["name"]})]
 
     def _r_holster(self, enc, a, d, dice, react):
         a.state["hands"].remove(d.option)
-        return [Event("holster", a.id, weapon=C.weapon(a, d.option)["name"])]
+        return [new_event("holster", a.id, None, {"weapon": C.weapon(a, d.option)["name"]})]
 
     def _r_drop_item(self, enc, a, d, dice, react):
         self._lose_weapon(enc, a, d.option, "dropped")
-        return [Event("drop", a.id, weapon=C.weapon(a, d.option)["name"], square=a.pos)]
+        return [new_event("drop", a.id, None, {"weapon": C.weapon(a, d.option)["name"], "square": a.pos})]
 
     def _r_manipulate(self, enc, a, d, dice, react):
         g = enc.grid
@@ -1111,9 +1129,9 @@ class SagaRuleset(Ruleset):
         if g.terrain[i] == "door" and i not in g.broken and d.square != a.pos:
             if i in g.open_doors:
                 g.open_doors.discard(i)
-                return [Event("door", a.id, square=d.square, open=False)]
+                return [new_event("door", a.id, None, {"square": d.square, "open": False})]
             g.open_doors.add(i)
-            return [Event("door", a.id, square=d.square, open=True)]
+            return [new_event("door", a.id, None, {"square": d.square, "open": True})]
         ground = enc.extra.get("ground", {}).get(f"{a.pos[0]},{a.pos[1]}", [])
         item = next(x for x in ground if x["owner"] == a.id)
         ground.remove(item)
@@ -1121,11 +1139,11 @@ class SagaRuleset(Ruleset):
         hands_used = sum(C.weapon(a, n)["hands"] for n in a.state["hands"] if n not in a.state["lost"])
         if hands_used + C.weapon(a, item["weapon"])["hands"] <= 2:
             a.state["hands"].append(item["weapon"])
-        return [Event("pick_up", a.id, weapon=C.weapon(a, item["weapon"])["name"])]
+        return [new_event("pick_up", a.id, None, {"weapon": C.weapon(a, item["weapon"])["name"]})]
 
     def _r_stand_up(self, enc, a, d, dice, react):
         a.state["prone"] = False
-        return [Event("stand", a.id)]
+        return [new_event("stand", a.id, None, {})]
 
     def _r_stand_up_acrobatics(self, enc, a, d, dice, react):
         face = dice.d20(f"{a.name}'s Acrobatics check to stand")
@@ -1133,12 +1151,13 @@ class SagaRuleset(Ruleset):
         ok = total >= 15
         if ok:
             a.state["prone"] = False
-        return [Event("check", a.id, skill="Acrobatics", face=face, total=total, dc=15, success=ok),
-                *([Event("stand", a.id)] if ok else [])]
+        return [new_event("check", a.id, None, {"skill": "Acrobatics", "face": face, "total": total, "dc": 15,
+                                                "success": ok}),
+                *([new_event("stand", a.id, None, {})] if ok else [])]
 
     def _r_fall_prone(self, enc, a, d, dice, react):
         a.state["prone"] = True
-        return [Event("prone", a.id, a.id, why="drops prone")]
+        return [new_event("prone", a.id, a.id, {"why": "drops prone"})]
 
     def _r_activate_item(self, enc, a, d, dice, react):
         act = a.state["active_items"]
@@ -1147,18 +1166,18 @@ class SagaRuleset(Ruleset):
             act.append(d.option)
         else:
             act.remove(d.option)
-        return [Event("item", a.id, item=a.stats["items"][d.option]["name"], active=on)]
+        return [new_event("item", a.id, None, {"item": a.stats["items"][d.option]["name"], "active": on})]
 
     def _r_aim(self, enc, a, d, dice, react):
         a.state["aimed"] = True
-        return [Event("aim", a.id)]
+        return [new_event("aim", a.id, None, {})]
 
     def _r_second_wind(self, enc, a, d, dice, react):
         heal = max(a.max_hp // 4, a.stats["con"])
         old = a.hp
         a.hp = min(a.max_hp, a.hp + heal)
         a.state["winds_used"] += 1
-        return [Event("heal", a.id, a.id, amount=a.hp - old, hp=a.hp, why="second wind")]
+        return [new_event("heal", a.id, a.id, {"amount": a.hp - old, "hp": a.hp, "why": "second wind"})]
 
     def _r_recover(self, enc, a, d, dice, react):
         s = a.state
@@ -1166,16 +1185,17 @@ class SagaRuleset(Ruleset):
             s["recover"] = 0
         s["recover"] += 1
         s["recover_round"] = enc.round
-        ev = [Event("recover_progress", a.id, done=s["recover"], of=3)]
+        ev = [new_event("recover_progress", a.id, None, {"done": s["recover"], "of": 3})]
         if s["recover"] >= 3:
             s["recover"] = 0
             s["ct"] -= 1
-            ev.append(Event("condition", a.id, a.id, step=s["ct"], penalty=C.CT_PENALTY[s["ct"]], why="recover"))
+            ev.append(new_event("condition", a.id, a.id,
+                                {"step": s["ct"], "penalty": C.CT_PENALTY[s["ct"]], "why": "recover"}))
         return ev
 
     def _r_switch_mode(self, enc, a, d, dice, react):
         a.state["modes"][d.option] += 1
-        return [Event("mode", a.id, weapon=C.weapon(a, d.option)["name"], mode=C.mode(a, d.option))]
+        return [new_event("mode", a.id, None, {"weapon": C.weapon(a, d.option)["name"], "mode": C.mode(a, d.option)})]
 
     # ---- estimates --------------------------------------------------------------------------------------
     def estimate(self, enc: Encounter, a: Unit, d: Decision) -> Estimate:
@@ -1250,11 +1270,11 @@ class SagaRuleset(Ruleset):
 
     def _ally_squares(self, enc: Encounter, a: Unit) -> list[int]:
         g = enc.grid
-        return [g.index(*u.pos) for u in enc.units if u.active and u.side == a.side and u.id != a.id]
+        return [g.index(*u.pos) for u in enc.units if not u.down and u.side == a.side and u.id != a.id]
 
     def threatens(self, u: Unit) -> bool:
         s = u.state
-        return (u.active and s["ct"] < C.CT_HELPLESS and not s["no_attacks"] and s["pinned_by"] is None
+        return (not u.down and s["ct"] < C.CT_HELPLESS and not s["no_attacks"] and s["pinned_by"] is None
                 and C.first_of(u, "melee") is not None)
 
     def _threats(self, enc: Encounter, a: Unit) -> dict[int, list[int]]:
@@ -1271,9 +1291,14 @@ class SagaRuleset(Ruleset):
         out = per_map.get(threat)
         if out is None:
             out = {}
+            w = g.width
             for eid, pos, reach in threat:
-                for sq in g.within(pos, reach):
-                    out.setdefault(g.index(*sq), []).append(eid)
+                for x, y in g.within(pos, reach):
+                    here = out.get(y * w + x)
+                    if here is None:
+                        out[y * w + x] = [eid]
+                    else:
+                        here.append(eid)
             if len(per_map) > 4096:
                 per_map.clear()
             per_map[threat] = out
@@ -1638,7 +1663,6 @@ class SagaRuleset(Ruleset):
         return str(d.option)
 
 
-_RESOLVERS = {key: f"_r_{key}" for key in SagaRuleset.catalogue}  # action -> its resolver's name
 RULESET = SagaRuleset()
 if _legal is not None:
     _legal.setup(END, _FIGHT_DEFENSIVELY, _TOTAL_DEFENSE, _BREAK_GRAB, _STAND_UP, _STAND_UP_ACROBATICS, _AIM,
