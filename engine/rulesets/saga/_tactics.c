@@ -1,22 +1,26 @@
 /* The heuristic policy's decision loop over the Saga tactics, in C: for a unit that is not fleeing, `Kernel` does
  * `_Turn`'s square values (`pos_value`, `best_attack`, with `_View.threat` / `offense` / `reach_value` / `approach` of
  * tactics.py inlined), the scores of moves, withdrawals and runs, the kinds and pruning of the legal decisions and
- * the scoring loop with its jitter (`HeuristicPolicy._scores`), calling back `_Turn.score` for the other decisions.
+ * the scoring loop with its jitter (`HeuristicPolicy._scores`) and the scores of single attacks (`attack_score`),
+ * calling back `_Turn.score` for the other decisions.
  * The same arithmetic in the same order of operations, so the doubles are identical; the Python methods are the
  * reference and the fallback (tests/perf/test_heuristic_native.py runs both on random battles).
  *
  * Values are kept in flat arrays: per square in the turn's memos (under the key None of the memo dicts), per view,
  * and per unit-pair field as a code per square into a table of its few distinct values (in the field dicts); a
  * strike or a threat is looked up by the class of the sight line (melee reach, range band, cover, sight) in a table
- * per pair of unit states (in the tactics' by_pair dicts). Python is called back for what those lack: a strike or a
- * threat of a new class (`_View._strike`, `_threat_of`), an attack estimate, an AoO cost, a target's constants
+ * per pair of unit states (in the tactics' by_pair dicts), and worked out here for a new class from the pair's
+ * estimate parts (`_View.strike_parts` / `threat_parts`: attack bonus, defense, mean damage, ... of
+ * `_View._attack_estimate`, whose arithmetic `estimate_of` repeats). Python is called back for what those lack: the
+ * parts, a strike or a threat when there are none (`_View._strike`, `_threat_of`), an AoO cost, a target's constants
  * (`_Turn._target`), a unit's weapons' reach and bands (`_View.class_info`), the approach field and the reach list.
  * Sight lines come from _line.h's per-map sight memo (shared with _legal.c and _observe.c), traced here over the
  * view's line codes when not known there; a line a Python callback reads is put in the tactics' table first.
  *
  * Module functions, each the C twin of a Python function its tests hold it to: `approach_field`
  * (`tactics._distance_field`, walking steps to the nearest enemy), `key_mask` (`_View.key_squares` as a byte per
- * square) and `view_units` (`tactics._view_units`); the per-map ones read `terrain.terrain_codes`. */
+ * square), `view_units` (`tactics._view_units`) and `sight_line` (`SagaTactics.sight` by `Grid.sight`); the per-map
+ * ones read `terrain.terrain_codes`. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdlib.h>
@@ -38,7 +42,8 @@ static PyObject *S__threat_fields, *S__offense_fields, *S__table, *S__armed, *S_
     *S_width, *S_height, *S_metric, *S__aoo, *S_a, *S_first, *S_id, *S_stats, *S_speed, *S_reach, *S_pos,
     *S__sight, *S__strike, *S__threat_of, *S_estimate, *S_aoo_cost, *S__target, *S_approach, *S__approach,
     *S_reach_value, *S__melee, *S_expected_damage, *S_kill_chance, *S_alternating, *S_chebyshev, *S__geometry,
-    *S_line, *S__threats, *S_line_codes, *S_class_info, *S_misc, *S_move, *S_withdraw, *S_run, *S_saga_sight, *S_end, *S_strike_parts, *S_threat_parts, *S_parts;
+    *S_line, *S__threats, *S_line_codes, *S_class_info, *S_misc, *S_move, *S_withdraw, *S_run, *S_saga_sight, *S_end, *S_strike_parts, *S_threat_parts, *S_parts, *S_attack, *S_ranged_attack,
+    *S_melee_attack, *S_aimed, *S_can_move_after, *S_best_reposition;
 
 /* A field's values by slot (a square, or a square and whether aimed) in C, kept in the field's dict under the key
  * None (the Python path keys it by squares only): a bytearray of a count, a code per slot (0: not known yet, else
@@ -98,6 +103,7 @@ typedef struct {
     int memo_tried;
     Foe *threat, *offense;
     int n_threat, n_offense, armed, limit, w, h, metric, n_reach;
+    int aimed; /* lazily (-1: not yet): the actor's state["aimed"] */
     double threat_weight, next_turn_share, approach_pull, close_in;
     unsigned char *occupied;
     PyObject *pos_obj, *off_obj; /* the memos' arrays (NaN: not known yet), kept in the memo dicts under None */
@@ -370,6 +376,7 @@ static PyObject *Kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
         return NULL;
     if (!(k = (Kernel *)type->tp_alloc(type, 0)))
         return NULL;
+    k->aimed = -1;
     k->turn = Py_NewRef(turn);
     k->view = Py_NewRef(view);
     k->pos_memo = Py_NewRef(pos_memo);
@@ -1515,6 +1522,92 @@ static double *random_draws(PyObject *rng, Py_ssize_t n) {
     return out;
 }
 
+static PyObject *S_state; /* (interned with the view_units names below) */
+static PyObject *state_item(PyObject *state, PyObject *name);
+
+/* `_Turn.score(d, "attack")` of a melee or ranged attack decision d on an offense foe, by the kernel: its estimate
+ * from the pair's parts (`_View.decision_estimate`: the first weapon of that kind, aimed as the actor is), its value,
+ * the attacks of opportunity a shot provokes here, then the turn's `best_reposition()` or the value of staying here as
+ * the turn's `can_move_after(d)` says. 1 with *out set, 0 when it leaves the decision to the turn's `score` (no parts,
+ * a target that is no offense foe), -1 with an exception. */
+static int attack_score(Kernel *k, PyObject *d, PyObject *act, PyObject *here, double *out) {
+    PyObject *target = PyTuple_GET_ITEM(d, 1), *r;
+    Foe *f = NULL;
+    int n, ranged, opt, got, hx, hy, i, move;
+    double ed = 0.0, kc = 0.0, v, cost = 0.0, rest;
+    if (!k->armed)
+        return 0;
+    ranged = PyUnicode_Compare(act, S_ranged_attack) == 0;
+    if (!ranged && PyUnicode_Compare(act, S_melee_attack) != 0)
+        return 0;
+    for (n = 0; n < k->n_offense && !f; n++) {
+        int same = PyObject_RichCompareBool(k->offense[n].id, target, Py_EQ);
+        if (same < 0)
+            return -1;
+        if (same)
+            f = &k->offense[n];
+    }
+    if (!f)
+        return 0;
+    if (k->aimed < 0) {
+        PyObject *st = PyObject_GetAttr(k->actor, S_state), *aimed;
+        if (!st)
+            return -1;
+        aimed = PyDict_Check(st) ? state_item(st, S_aimed) : NULL;
+        Py_DECREF(st);
+        if (!aimed)
+            return PyErr_Occurred() ? -1 : 0;
+        k->aimed = PyObject_IsTrue(aimed);
+        Py_DECREF(aimed);
+        if (k->aimed < 0)
+            return -1;
+    }
+    opt = !ranged ? 0 : k->aimed ? 2 : 1;
+    if ((got = parts_of(k, f, 1, opt)) == -2)
+        return -1;
+    if (got != 1)
+        return 0;
+    if (xy(here, &hx, &hy) < 0)
+        return -1;
+    i = hy * k->w + hx;
+    if (ranged) { /* `_View.estimate`: the band of the distance, the cover of the line (out of range: nothing) */
+        int los, loe, cover, band;
+        long dd;
+        Info *in = &k->actor_info;
+        if (sight_class(k, i, f->ei, &los, &loe, &cover, &dd) < 0 || (!in->loaded && load_info(k, k->actor, in) < 0))
+            return -1;
+        band = in->ranged ? band_of(in, dd) : -1;
+        if (band >= 0)
+            estimate_of(f->parts[opt], band, cover, k->aimed, 1, &ed, &kc);
+        if (aoo_cost(k, here, i, &cost) < 0)
+            return -1;
+    } else {
+        estimate_of(f->parts[0], -1, 0, 0, 1, &ed, &kc);
+    }
+    if (foe_value(k, f, ed, kc, &v) < 0)
+        return -1;
+    v = v - cost;
+    if (!(r = PyObject_CallMethodOneArg(k->turn, S_can_move_after, d)))
+        return -1;
+    move = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    if (move < 0)
+        return -1;
+    if (move) {
+        int err = 0;
+        if (!(r = PyObject_CallMethodNoArgs(k->turn, S_best_reposition)))
+            return -1;
+        rest = as_double(r, &err);
+        Py_DECREF(r);
+        if (err)
+            return -1;
+    } else if (pos_value(k, here, &rest) < 0) {
+        return -1;
+    }
+    *out = v + rest;
+    return 1;
+}
+
 /* scores(legal, kinds, jitter, score, square_base, constant, here, best=False) -> [(decision, score)]: the loop of
  * `HeuristicPolicy._scores`: one `jitter()` per legal decision (jitter not callable: a random.Random, whose random()
  * draws are taken all at once by `random_draws`); pruned ones (kind None) left out; a move, withdrawal
@@ -1597,8 +1690,14 @@ static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t narg
                     have_here = 1;
                 }
                 v = end ? pos_here : v + pos_here;
+            } else if (PyErr_Occurred()) {
+                goto fail;
+            } else if (PyUnicode_Compare(kind, S_attack) == 0 && (err = attack_score(k, d, act, here, &v)) != 0) {
+                if (err < 0)
+                    goto fail;
+                err = 0;
             } else {
-                if (PyErr_Occurred() || !(r = PyObject_CallFunctionObjArgs(score, d, kind, NULL)))
+                if (!(r = PyObject_CallFunctionObjArgs(score, d, kind, NULL)))
                     goto fail;
                 v = as_double(r, &err);
                 Py_DECREF(r);
@@ -2175,6 +2274,12 @@ PyMODINIT_FUNC PyInit__tactics(void) {
     INTERN(S_strike_parts, "strike_parts")
     INTERN(S_threat_parts, "threat_parts")
     INTERN(S_parts, "parts")
+    INTERN(S_attack, "attack")
+    INTERN(S_ranged_attack, "ranged_attack")
+    INTERN(S_melee_attack, "melee_attack")
+    INTERN(S_aimed, "aimed")
+    INTERN(S_can_move_after, "can_move_after")
+    INTERN(S_best_reposition, "best_reposition")
     INTERN(S_down, "down")
     INTERN(S_side, "side")
     INTERN(S_name, "name")
