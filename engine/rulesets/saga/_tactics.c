@@ -43,7 +43,8 @@ static PyObject *S__threat_fields, *S__offense_fields, *S__table, *S__armed, *S_
     *S__sight, *S__strike, *S__threat_of, *S_estimate, *S_aoo_cost, *S__target, *S_approach, *S__approach,
     *S_reach_value, *S__melee, *S_expected_damage, *S_kill_chance, *S_alternating, *S_chebyshev, *S__geometry,
     *S_line, *S__threats, *S_line_codes, *S_class_info, *S_misc, *S_move, *S_withdraw, *S_run, *S_saga_sight, *S_end, *S_strike_parts, *S_threat_parts, *S_parts, *S_attack, *S_ranged_attack,
-    *S_melee_attack, *S_aimed, *S_can_move_after, *S_best_reposition;
+    *S_melee_attack, *S_aimed, *S_can_move_after, *S_best_reposition, *S_aim, *S_can_attack_after,
+    *S_can_strike, *S_fight_defensively, *S_total_defense;
 
 /* A field's values by slot (a square, or a square and whether aimed) in C, kept in the field's dict under the key
  * None (the Python path keys it by squares only): a bytearray of a count, a code per slot (0: not known yet, else
@@ -1608,6 +1609,57 @@ static int attack_score(Kernel *k, PyObject *d, PyObject *act, PyObject *here, d
     return 1;
 }
 
+/* the value of a turn's boolean method (`can_strike`, `can_attack_after(d)`), d NULL for none: 1, 0, -1 with an
+ * exception */
+static int turn_says(Kernel *k, PyObject *name, PyObject *d) {
+    PyObject *r = d ? PyObject_CallMethodOneArg(k->turn, name, d) : PyObject_CallMethodNoArgs(k->turn, name);
+    int truth;
+    if (!r)
+        return -1;
+    truth = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    return truth;
+}
+
+/* `_Turn.score(d, kind)` of an aim (kind "aim") or a defensive action (kind "misc": fight defensively, total
+ * defense, `_View.misc_value`'s) by the kernel, pos_here being `pos_value(here)`: 1 with *out set, 0 for any other
+ * decision, -1 with an exception */
+static int stance_score(Kernel *k, PyObject *d, PyObject *kind, PyObject *act, PyObject *here, double pos_here,
+                        double *out) {
+    double share, threat_here;
+    int x, y, yes;
+    if (PyUnicode_Compare(kind, S_aim) == 0) {
+        if ((yes = turn_says(k, S_can_attack_after, d)) < 0)
+            return -1;
+        if (!yes) {
+            *out = pos_here - 0.5;
+            return 1;
+        }
+        if (best_attack(k, here, 1, out) < 0)
+            return -1;
+        *out = *out + pos_here;
+        return 1;
+    }
+    if (PyUnicode_Compare(kind, S_misc) != 0)
+        return 0;
+    if (PyUnicode_Compare(act, S_fight_defensively) == 0)
+        share = 0.1;
+    else if (PyUnicode_Compare(act, S_total_defense) == 0)
+        share = 0.25;
+    else
+        return 0;
+    if ((yes = turn_says(k, S_can_strike, NULL)) < 0)
+        return -1;
+    if (yes) {
+        *out = -0.5 + pos_here;
+        return 1;
+    }
+    if (xy(here, &x, &y) < 0 || threat(k, here, y * k->w + x, &threat_here) < 0)
+        return -1;
+    *out = share * threat_here + pos_here;
+    return 1;
+}
+
 /* scores(legal, kinds, jitter, score, square_base, constant, here, best=False) -> [(decision, score)]: the loop of
  * `HeuristicPolicy._scores`: one `jitter()` per legal decision (jitter not callable: a random.Random, whose random()
  * draws are taken all at once by `random_draws`); pruned ones (kind None) left out; a move, withdrawal
@@ -1692,17 +1744,28 @@ static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t narg
                 v = end ? pos_here : v + pos_here;
             } else if (PyErr_Occurred()) {
                 goto fail;
-            } else if (PyUnicode_Compare(kind, S_attack) == 0 && (err = attack_score(k, d, act, here, &v)) != 0) {
-                if (err < 0)
-                    goto fail;
-                err = 0;
             } else {
-                if (!(r = PyObject_CallFunctionObjArgs(score, d, kind, NULL)))
+                int done = 0; /* scored here, else by the turn's `score` */
+                if (PyUnicode_Compare(kind, S_attack) == 0) {
+                    done = attack_score(k, d, act, here, &v);
+                } else if (PyUnicode_Compare(kind, S_aim) == 0 || PyUnicode_Compare(kind, S_misc) == 0) {
+                    if (!have_here) {
+                        if (pos_value(k, here, &pos_here) < 0)
+                            goto fail;
+                        have_here = 1;
+                    }
+                    done = stance_score(k, d, kind, act, here, pos_here, &v);
+                }
+                if (done < 0)
                     goto fail;
-                v = as_double(r, &err);
-                Py_DECREF(r);
-                if (err)
-                    goto fail;
+                if (!done) {
+                    if (!(r = PyObject_CallFunctionObjArgs(score, d, kind, NULL)))
+                        goto fail;
+                    v = as_double(r, &err);
+                    Py_DECREF(r);
+                    if (err)
+                        goto fail;
+                }
             }
         }
         v = v + 1e-6 * j;
@@ -2280,6 +2343,11 @@ PyMODINIT_FUNC PyInit__tactics(void) {
     INTERN(S_aimed, "aimed")
     INTERN(S_can_move_after, "can_move_after")
     INTERN(S_best_reposition, "best_reposition")
+    INTERN(S_aim, "aim")
+    INTERN(S_can_attack_after, "can_attack_after")
+    INTERN(S_can_strike, "can_strike")
+    INTERN(S_fight_defensively, "fight_defensively")
+    INTERN(S_total_defense, "total_defense")
     INTERN(S_down, "down")
     INTERN(S_side, "side")
     INTERN(S_name, "name")
