@@ -6,6 +6,7 @@
 #include <Python.h>
 #include <string.h>
 #include <structmember.h>
+#include "../engine/core/_slots.h"
 
 enum { KIND_NONE = 0, KIND_SQUARE = 1, KIND_ALLY = 2, KIND_OTHER = 3 };
 
@@ -13,45 +14,14 @@ enum { KIND_NONE = 0, KIND_SQUARE = 1, KIND_ALLY = 2, KIND_OTHER = 3 };
 static PyObject *S_pos, *S_hp, *S_max_hp, *S_down, *S_side, *S_id, *S_stats, *S_reach, *S_units, *S_grid,
     *S_width, *S_height, *S_metric, *S_round, *S_round_limit, *S_winner, *S_budget, *S_phase_index;
 
-/* A unit's attributes: where its class keeps them as plain __slots__ (units.Unit), found through the class's member
- * descriptors and remembered for one class by its address and version tag (no reference held: a new class at the
- * same address has another tag); any other object is read through getattr. */
+/* A unit's attributes, read from its class's __slots__ where it has them (engine/core/_slots.h). */
 enum { U_POS, U_HP, U_MAX_HP, U_DOWN, U_SIDE, U_ID, N_UATTRS };
-static PyObject **UATTR_NAME[N_UATTRS] = {&S_pos, &S_hp, &S_max_hp, &S_down, &S_side, &S_id};
-static PyTypeObject *slot_type;
-static unsigned int slot_tag;
-static Py_ssize_t slot_off[N_UATTRS];
+static PyObject **const UATTR_NAME[N_UATTRS] = {&S_pos, &S_hp, &S_max_hp, &S_down, &S_side, &S_id};
+static SlotReader unit_reader = {UATTR_NAME, N_UATTRS, NULL, 0, {0}};
 
-static void learn_slots(PyTypeObject *tp) {
-    int k;
-    slot_type = NULL;
-    if (!PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG))
-        return;
-    for (k = 0; k < N_UATTRS; k++) {
-        PyObject *descr = _PyType_Lookup(tp, *UATTR_NAME[k]); /* borrowed; no exception set */
-        slot_off[k] = descr && Py_IS_TYPE(descr, &PyMemberDescr_Type)
-                              && ((PyMemberDescrObject *)descr)->d_member->type == T_OBJECT_EX
-                              && !(((PyMemberDescrObject *)descr)->d_member->flags & READONLY)
-                          ? ((PyMemberDescrObject *)descr)->d_member->offset
-                          : -1;
-    }
-    if (PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG)) { /* (the lookups assign one when missing) */
-        slot_type = tp;
-        slot_tag = tp->tp_version_tag;
-    }
-}
-
-/* getattr(u, name of attribute k): a new reference, read from the slot when it can be */
+/* getattr(u, attribute k) of a unit, read from its slot when it can be (engine/core/_slots.h) */
 static PyObject *uattr(PyObject *u, int k) {
-    PyTypeObject *tp = Py_TYPE(u);
-    if (tp != slot_type || tp->tp_version_tag != slot_tag || !PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG))
-        learn_slots(tp);
-    if (tp == slot_type && slot_off[k] >= 0) {
-        PyObject *v = *(PyObject **)((char *)u + slot_off[k]);
-        if (v)
-            return Py_NewRef(v);
-    }
-    return PyObject_GetAttr(u, *UATTR_NAME[k]);
+    return slots_get(&unit_reader, u, k);
 }
 
 static int as_int(PyObject *o, long *out) {

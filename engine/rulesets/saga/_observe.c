@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <structmember.h>
+#include "../../core/_slots.h"
 
 #include "_line.h"
 
@@ -71,45 +72,14 @@ static PyObject *PROFILES; /* id(stats) -> (stats, capsule of a Profile) */
 static PyObject *S_units, *S_grid, *S_width, *S_metric, *S_pos, *S_down, *S_side, *S_id, *S_stats, *S_state,
     *S__geometry, *S_saga_sight;
 
-/* A unit's attributes: where a class keeps them when they are plain __slots__ (units.Unit), found through the
- * class's member descriptors and remembered for one class by its address and version tag (no reference held: a
- * new class at the same address has another tag); any other object is read through getattr. */
+/* A unit's attributes, read from its class's __slots__ where it has them (engine/core/_slots.h). */
 enum { A_POS, A_DOWN, A_SIDE, A_ID, A_STATS, A_STATE, N_ATTRS };
-static PyObject **ATTR_NAME[N_ATTRS] = {&S_pos, &S_down, &S_side, &S_id, &S_stats, &S_state};
-static PyTypeObject *slot_type;
-static unsigned int slot_tag;
-static Py_ssize_t slot_off[N_ATTRS];
+static PyObject **const ATTR_NAME[N_ATTRS] = {&S_pos, &S_down, &S_side, &S_id, &S_stats, &S_state};
+static SlotReader unit_reader = {ATTR_NAME, N_ATTRS, NULL, 0, {0}};
 
-static void learn_slots(PyTypeObject *tp) {
-    int k;
-    slot_type = NULL;
-    if (!PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG))
-        return;
-    for (k = 0; k < N_ATTRS; k++) {
-        PyObject *descr = _PyType_Lookup(tp, *ATTR_NAME[k]); /* borrowed; no exception set */
-        slot_off[k] = descr && Py_IS_TYPE(descr, &PyMemberDescr_Type)
-                              && ((PyMemberDescrObject *)descr)->d_member->type == T_OBJECT_EX
-                              && !(((PyMemberDescrObject *)descr)->d_member->flags & READONLY)
-                          ? ((PyMemberDescrObject *)descr)->d_member->offset
-                          : -1;
-    }
-    if (PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG)) { /* (the lookups assign one when missing) */
-        slot_type = tp;
-        slot_tag = tp->tp_version_tag;
-    }
-}
-
-/* getattr(u, name of attribute k), borrowed from the slot when it can be (NULL with no exception: unset) */
+/* getattr(u, attribute k) of a unit, read from its slot when it can be (engine/core/_slots.h) */
 static PyObject *uattr(PyObject *u, int k) {
-    PyTypeObject *tp = Py_TYPE(u);
-    if (tp != slot_type || tp->tp_version_tag != slot_tag || !PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG))
-        learn_slots(tp);
-    if (tp == slot_type && slot_off[k] >= 0) {
-        PyObject *v = *(PyObject **)((char *)u + slot_off[k]);
-        if (v)
-            return Py_NewRef(v);
-    }
-    return PyObject_GetAttr(u, *ATTR_NAME[k]);
+    return slots_get(&unit_reader, u, k);
 }
 
 /* The fields of a unit's play state the figures read, found in one pass over the state dict: its keys are
