@@ -29,6 +29,9 @@
 #include "_line.h"
 #include "_terrain.h"
 
+/* whether str a is the interned str b: by identity first (kinds and actions are interned), else by value */
+#define SAME(a, b) ((a) == (b) || PyUnicode_Compare((a), (b)) == 0)
+
 /* Products and sums stay separate roundings, as in Python: no fused multiply-add. */
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
@@ -410,8 +413,8 @@ static PyObject *Kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
         goto fail;
     k->w = (int)w;
     k->h = (int)h;
-    k->metric = PyUnicode_Check(metric) && PyUnicode_Compare(metric, S_alternating) == 0   ? 0
-                : PyUnicode_Check(metric) && PyUnicode_Compare(metric, S_chebyshev) == 0 ? 1
+    k->metric = PyUnicode_Check(metric) && SAME(metric, S_alternating)   ? 0
+                : PyUnicode_Check(metric) && SAME(metric, S_chebyshev) ? 1
                                                                                           : 2;
     if (w <= 0 || h <= 0 || !(k->occupied = PyMem_Calloc((size_t)(w * h), 1)) ||
         !(k->threat_arr = PyMem_Malloc(sizeof(double) * (size_t)(w * h))) ||
@@ -1429,10 +1432,10 @@ static PyObject *Kernel_classify(Kernel *k, PyObject *const *args, Py_ssize_t na
             kind = S_misc;
         }
         PyList_SET_ITEM(kinds, n, Py_NewRef(kind));
-        if (PyUnicode_Check(kind) && (PyUnicode_Compare(kind, S_move) == 0 || PyUnicode_Compare(kind, S_withdraw) == 0 ||
-                                      PyUnicode_Compare(kind, S_run) == 0)) {
+        if (PyUnicode_Check(kind) && (SAME(kind, S_move) || SAME(kind, S_withdraw) ||
+                                      SAME(kind, S_run))) {
             PyObject *got;
-            if (PyUnicode_Compare(kind, S_run) != 0 && PyList_Append(moves, d) < 0)
+            if (!SAME(kind, S_run) && PyList_Append(moves, d) < 0)
                 goto fail;
             got = PyDict_GetItemWithError(squares, act);
             if (!got) {
@@ -1538,8 +1541,8 @@ static int attack_score(Kernel *k, PyObject *d, PyObject *act, PyObject *here, d
     double ed = 0.0, kc = 0.0, v, cost = 0.0, rest;
     if (!k->armed)
         return 0;
-    ranged = PyUnicode_Compare(act, S_ranged_attack) == 0;
-    if (!ranged && PyUnicode_Compare(act, S_melee_attack) != 0)
+    ranged = SAME(act, S_ranged_attack);
+    if (!ranged && !SAME(act, S_melee_attack))
         return 0;
     for (n = 0; n < k->n_offense && !f; n++) {
         int same = PyObject_RichCompareBool(k->offense[n].id, target, Py_EQ);
@@ -1628,7 +1631,7 @@ static int stance_score(Kernel *k, PyObject *d, PyObject *kind, PyObject *act, P
                         double *out) {
     double share, threat_here;
     int x, y, yes;
-    if (PyUnicode_Compare(kind, S_aim) == 0) {
+    if (SAME(kind, S_aim)) {
         if ((yes = turn_says(k, S_can_attack_after, d)) < 0)
             return -1;
         if (!yes) {
@@ -1640,11 +1643,11 @@ static int stance_score(Kernel *k, PyObject *d, PyObject *kind, PyObject *act, P
         *out = *out + pos_here;
         return 1;
     }
-    if (PyUnicode_Compare(kind, S_misc) != 0)
+    if (!SAME(kind, S_misc))
         return 0;
-    if (PyUnicode_Compare(act, S_fight_defensively) == 0)
+    if (SAME(act, S_fight_defensively))
         share = 0.1;
-    else if (PyUnicode_Compare(act, S_total_defense) == 0)
+    else if (SAME(act, S_total_defense))
         share = 0.25;
     else
         return 0;
@@ -1712,8 +1715,8 @@ static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t narg
             goto fail;
         }
         act = PyTuple_GET_ITEM(d, 0);
-        if (PyUnicode_Compare(kind, S_move) == 0 || PyUnicode_Compare(kind, S_withdraw) == 0 ||
-            PyUnicode_Compare(kind, S_run) == 0) {
+        if (SAME(kind, S_move) || SAME(kind, S_withdraw) ||
+            SAME(kind, S_run)) {
             PyObject *how = PyDict_GetItemWithError(bases, act);
             if (how) {
                 Py_INCREF(how);
@@ -1730,8 +1733,8 @@ static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t narg
             if (err < 0)
                 goto fail;
         } else {
-            PyObject *c = PyUnicode_Compare(kind, S_misc) == 0 ? PyDict_GetItemWithError(constant, act) : NULL, *r;
-            int end = !c && !PyErr_Occurred() && PyUnicode_Compare(kind, S_end) == 0;
+            PyObject *c = SAME(kind, S_misc) ? PyDict_GetItemWithError(constant, act) : NULL, *r;
+            int end = !c && !PyErr_Occurred() && SAME(kind, S_end);
             if (c || end) {
                 v = end ? 0.0 : as_double(c, &err);
                 if (err)
@@ -1746,9 +1749,9 @@ static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t narg
                 goto fail;
             } else {
                 int done = 0; /* scored here, else by the turn's `score` */
-                if (PyUnicode_Compare(kind, S_attack) == 0) {
+                if (SAME(kind, S_attack)) {
                     done = attack_score(k, d, act, here, &v);
-                } else if (PyUnicode_Compare(kind, S_aim) == 0 || PyUnicode_Compare(kind, S_misc) == 0) {
+                } else if (SAME(kind, S_aim) || SAME(kind, S_misc)) {
                     if (!have_here) {
                         if (pos_value(k, here, &pos_here) < 0)
                             goto fail;
