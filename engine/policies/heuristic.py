@@ -21,9 +21,9 @@ enemies and out of their sight, a withdrawal when threatened, attacks only as a 
 Ties are broken by a tiny seeded jitter, so the policy is deterministic given its seed.
 
 Speed: a tactics view may offer a compiled `kernel` (Saga: `engine/rulesets/saga/_tactics.c`) that runs the
-scoring loop, the square values and the scores of moves and single attacks of a unit that is not fleeing; the Python
-methods below are its reference and fallback, and give the same scores to the last bit (`HeuristicPolicy.native =
-False` forces them).
+scoring loop, the square values and the scores of moves, attacks, charges, aim and the defensive stances of a unit
+that is not fleeing; the Python methods below are its reference and fallback, and give the same scores to the last
+bit (`HeuristicPolicy.native = False` forces them).
 """
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 /* The heuristic policy's decision loop over the Saga tactics, in C: for a unit that is not fleeing, `Kernel` does
  * `_Turn`'s square values (`pos_value`, `best_attack`, with `_View.threat` / `offense` / `reach_value` / `approach` of
  * tactics.py inlined), the scores of moves, withdrawals and runs, the kinds and pruning of the legal decisions and
- * the scoring loop with its jitter (`HeuristicPolicy._scores`) and the scores of single attacks (`attack_score`),
- * calling back `_Turn.score` for the other decisions.
+ * the scoring loop with its jitter (`HeuristicPolicy._scores`) and the scores of single attacks, charges, aim and
+ * the defensive stances (`attack_score`, `charge_score`, `stance_score`), calling back `_Turn.score` for the others.
  * The same arithmetic in the same order of operations, so the doubles are identical; the Python methods are the
  * reference and the fallback (tests/perf/test_heuristic_native.py runs both on random battles).
  *
@@ -47,7 +47,7 @@ static PyObject *S__threat_fields, *S__offense_fields, *S__table, *S__armed, *S_
     *S_reach_value, *S__melee, *S_expected_damage, *S_kill_chance, *S_alternating, *S_chebyshev, *S__geometry,
     *S_line, *S__threats, *S_line_codes, *S_class_info, *S_misc, *S_move, *S_withdraw, *S_run, *S_saga_sight, *S_end, *S_strike_parts, *S_threat_parts, *S_parts, *S_attack, *S_ranged_attack,
     *S_melee_attack, *S_aimed, *S_can_move_after, *S_best_reposition, *S_aim, *S_can_attack_after,
-    *S_can_strike, *S_fight_defensively, *S_total_defense;
+    *S_can_strike, *S_fight_defensively, *S_total_defense, *S_charge, *S_charge_end;
 
 /* A field's values by slot (a square, or a square and whether aimed) in C, kept in the field's dict under the key
  * None (the Python path keys it by squares only): a bytearray of a count, a code per slot (0: not known yet, else
@@ -1612,6 +1612,47 @@ static int attack_score(Kernel *k, PyObject *d, PyObject *act, PyObject *here, d
     return 1;
 }
 
+/* `_Turn.score(d, "charge")` of a charge on an offense foe, by the kernel: a melee attack at +2 from the pair's
+ * parts (`_View._whole_estimate`), its value, the attacks of opportunity leaving here provokes and the value of the
+ * square the charge ends on (the view's `charge_end`). 1 with *out set, 0 when it leaves the decision to the turn's
+ * `score` (no melee parts, no charge to that foe), -1 with an exception. */
+static int charge_score(Kernel *k, PyObject *d, PyObject *here, double *out) {
+    PyObject *target = PyTuple_GET_ITEM(d, 1), *end;
+    Foe *f = NULL;
+    int n, got, hx, hy;
+    double c[6], ed, kc, v, cost, at_end;
+    for (n = 0; n < k->n_offense && !f; n++) {
+        int same = PyObject_RichCompareBool(k->offense[n].id, target, Py_EQ);
+        if (same < 0)
+            return -1;
+        if (same)
+            f = &k->offense[n];
+    }
+    if (!f)
+        return 0;
+    if ((got = parts_of(k, f, 1, 0)) == -2)
+        return -1;
+    if (got != 1)
+        return 0;
+    if (!(end = PyObject_CallMethodOneArg(k->view, S_charge_end, f->unit)))
+        return -1;
+    if (!PyTuple_Check(end) || PyTuple_GET_SIZE(end) < 1) { /* None: no charge there (the turn's score says what) */
+        Py_DECREF(end);
+        return 0;
+    }
+    memcpy(c, f->parts[0], sizeof c);
+    c[0] += 2; /* the charge's +2 */
+    estimate_of(c, -1, 0, 0, 1, &ed, &kc);
+    if (foe_value(k, f, ed, kc, &v) < 0 || xy(here, &hx, &hy) < 0 || aoo_cost(k, here, hy * k->w + hx, &cost) < 0 ||
+        pos_value(k, PyTuple_GET_ITEM(end, 0), &at_end) < 0) {
+        Py_DECREF(end);
+        return -1;
+    }
+    Py_DECREF(end);
+    *out = v - cost + at_end;
+    return 1;
+}
+
 /* the value of a turn's boolean method (`can_strike`, `can_attack_after(d)`), d NULL for none: 1, 0, -1 with an
  * exception */
 static int turn_says(Kernel *k, PyObject *name, PyObject *d) {
@@ -1751,6 +1792,8 @@ static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t narg
                 int done = 0; /* scored here, else by the turn's `score` */
                 if (SAME(kind, S_attack)) {
                     done = attack_score(k, d, act, here, &v);
+                } else if (SAME(kind, S_charge)) {
+                    done = k->armed ? charge_score(k, d, here, &v) : 0;
                 } else if (SAME(kind, S_aim) || SAME(kind, S_misc)) {
                     if (!have_here) {
                         if (pos_value(k, here, &pos_here) < 0)
@@ -2351,6 +2394,8 @@ PyMODINIT_FUNC PyInit__tactics(void) {
     INTERN(S_can_strike, "can_strike")
     INTERN(S_fight_defensively, "fight_defensively")
     INTERN(S_total_defense, "total_defense")
+    INTERN(S_charge, "charge")
+    INTERN(S_charge_end, "charge_end")
     INTERN(S_down, "down")
     INTERN(S_side, "side")
     INTERN(S_name, "name")
