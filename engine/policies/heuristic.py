@@ -243,7 +243,6 @@ class _Turn:
         self._best_reposition: float | None = None
         self._after: dict[str, tuple[bool, bool]] = {}
         self._budgets = budgets
-        self._budget_key: tuple | None = None
         self._can_strike: bool | None = None
         self._threat_here: float | None = None
         # the view's C kernel for square values (not for a fleeing unit)
@@ -394,7 +393,7 @@ class _Turn:
         square, else (base, with_attack): the score of a move, withdrawal or run of this action to a square is
         base (+ max(best_attack(square), 0.0) when with_attack) + pos_value(square), as `score` gives it (what
         a decision provokes and the budget it leaves depend on its action only)."""
-        d = Decision(action, None, self.a.pos)
+        d = Decision(action, square=self.a.pos)
         if kind == "run":
             if self.can_strike():
                 return self.pos_value(self.a.pos) - 5.0
@@ -441,11 +440,8 @@ class _Turn:
             act, enc = d.action, self.enc
             key = None
             if self._budgets is not None:
-                base = self._budget_key
-                if base is None:  # what of the key does not depend on the action, once a turn
-                    base = self._budget_key = (self.rs.id, self.tac.attack_cost, tuple(enc.budget.items()),
-                                               not enc.flags.get("charged"), "quick_draw" in self.a.stats.get("feats", ()))
-                key = (base, act, act in ("draw", "holster") and base[4])
+                key = (self.rs.id, self.tac.attack_cost, act, tuple(enc.budget.items()), not enc.flags.get("charged"),
+                       act in ("draw", "holster") and "quick_draw" in self.a.stats.get("feats", ()))
                 got = self._budgets.get(key)
             if got is None:
                 left = self.after(d)
@@ -522,7 +518,7 @@ class _Turn:
                 self._can_strike = self.best_attack(self.a.pos) > 0 or (
                     self.rs.economy.can_pay(self.enc.budget, self.tac.attack_cost)
                     and any(self.k.any_attack(sq) for act, (kind, sq) in self._squares.items()
-                            if kind != "run" and self.can_attack_after(Decision(act, None, sq[0]))))
+                            if kind != "run" and self.can_attack_after(Decision(act, square=sq[0]))))
             else:
                 self._can_strike = self.best_attack(self.a.pos) > 0 or (
                     self.rs.economy.can_pay(self.enc.budget, self.tac.attack_cost)
