@@ -51,6 +51,7 @@ FLEE_HIDDEN = 4.0        # bonus for a square no enemy can see, when fleeing
 CLOSE_IN = 0.1           # pull (per square) towards the enemies for a melee unit already within a move
 RUN_COST = 0.5           # a run spends the whole turn: only worth it to get much farther than a move
 MOVE_COST = 0.05         # a move that gains nothing is not worth making
+RUN_IN_REACH = 5.0       # below staying, a run when an attack is in reach (running only pays to flee or close in)
 
 _TACTICS: dict[str, object] = {}
 _CAPS: dict[type, tuple] = {}  # per view type, the optional queries it answers
@@ -174,8 +175,7 @@ class HeuristicPolicy(Policy):
         jitter = self._rng.random
         if t.k is not None:  # the same loop in C (the draws of a plain random.Random taken at once there)
             rng = self._rng if type(self._rng) is random.Random else jitter
-            out = t.k.scores(legal, t.kinds, rng, t.score, t.square_base, getattr(tac, "constant_misc", {}),
-                             t.a.pos, best)
+            out = t.k.scores(legal, t.kinds, rng, t.score, getattr(tac, "constant_misc", {}), t.a.pos, best)
             t.k = t.pos_value = t.best_attack = None  # the kernel refers back to the turn
             return out
         score = t.score
@@ -249,7 +249,8 @@ class _Turn:
         self.k = None
         if native and not self.fleeing and by_action and kernel:
             self.k = self.v.kernel(self, self._pos, self._offense, self._targets,
-                                   (THREAT_WEIGHT, NEXT_TURN_SHARE, APPROACH, CLOSE_IN))
+                                   (THREAT_WEIGHT, NEXT_TURN_SHARE, APPROACH, CLOSE_IN, MOVE_COST, RUN_COST,
+                                    RUN_IN_REACH))
             if self.k is not None:  # the memos above are the Python path's: the kernel keeps its own
                 self.pos_value, self.best_attack = self.k.pos_value, self.k.best_attack
         # per legal decision its kind, or None when pruned (choose() looks at every lattice-th square in x
@@ -388,18 +389,6 @@ class _Turn:
             got = cache[d.action] = self.v.provoked(d)
         return got
 
-    def square_base(self, action: str, kind: str):
-        """For the kernel: the score of every run of this action as a float when it does not depend on the
-        square, else (base, with_attack): the score of a move, withdrawal or run of this action to a square is
-        base (+ max(best_attack(square), 0.0) when with_attack) + pos_value(square), as `score` gives it (what
-        a decision provokes and the budget it leaves depend on its action only)."""
-        d = Decision(action, square=self.a.pos)
-        if kind == "run":
-            if self.can_strike():
-                return self.pos_value(self.a.pos) - 5.0
-            return (-self.provoked(d) - RUN_COST, False)
-        return (-self.provoked(d) - MOVE_COST, self.can_attack_after(d))
-
     def best_reposition(self) -> float:
         """Best square reachable by a move after acting here (or staying), provocations included."""
         if self._best_reposition is None:
@@ -494,7 +483,7 @@ class _Turn:
             end = self.v.end_square(d)
             return attack_scale * self.value(t, est) - self.provoked(d) + self.pos_value(end)
         if kind == "run" and not self.fleeing and self.can_strike():
-            return self.pos_value(a.pos) - 5.0  # running only pays to flee or to close a long distance
+            return self.pos_value(a.pos) - RUN_IN_REACH
         if kind == "run":
             return -self.provoked(d) - RUN_COST + self.pos_value(d.square)
         if kind == "aim":

@@ -116,7 +116,7 @@ def test_kernel_draws_jitter_as_random_does():
         legal, seed = b.legal(), n
         by_rng, by_call = random.Random(seed), random.Random(seed)
         for best in (False, True):
-            args = (t.score, t.square_base, tac.constant_misc, t.a.pos, best)
+            args = (t.score, tac.constant_misc, t.a.pos, best)
             assert t.k.scores(legal, t.kinds, by_rng, *args) == t.k.scores(legal, t.kinds, by_call.random, *args)
             assert by_rng.getstate() == by_call.getstate()
         n += 1

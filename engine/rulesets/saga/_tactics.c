@@ -108,7 +108,7 @@ typedef struct {
     Foe *threat, *offense;
     int n_threat, n_offense, armed, limit, w, h, metric, n_reach;
     int aimed; /* lazily (-1: not yet): the actor's state["aimed"] */
-    double threat_weight, next_turn_share, approach_pull, close_in;
+    double threat_weight, next_turn_share, approach_pull, close_in, move_cost, run_cost, run_in_reach;
     unsigned char *occupied;
     PyObject *pos_obj, *off_obj; /* the memos' arrays (NaN: not known yet), kept in the memo dicts under None */
     double *pos_arr, *off_arr;
@@ -371,12 +371,12 @@ static PyObject *get_int(PyObject *o, PyObject *name, long *out) {
 static PyObject *Kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     PyObject *turn, *view, *pos_memo, *off_memo, *targets, *g = NULL, *metric = NULL, *tmp = NULL, *first = NULL;
     PyObject *stats = NULL, *key, *val;
-    double tw, nts, ap, ci;
+    double tw, nts, ap, ci, mc, rc, rr;
     long w, h, speed, reach;
     Py_ssize_t p = 0;
     Kernel *k;
-    if (!PyArg_ParseTuple(args, "OOO!O!O!dddd", &turn, &view, &PyDict_Type, &pos_memo, &PyDict_Type, &off_memo,
-                          &PyDict_Type, &targets, &tw, &nts, &ap, &ci))
+    if (!PyArg_ParseTuple(args, "OOO!O!O!ddddddd", &turn, &view, &PyDict_Type, &pos_memo, &PyDict_Type, &off_memo,
+                          &PyDict_Type, &targets, &tw, &nts, &ap, &ci, &mc, &rc, &rr))
         return NULL;
     if (!(k = (Kernel *)type->tp_alloc(type, 0)))
         return NULL;
@@ -390,6 +390,9 @@ static PyObject *Kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     k->next_turn_share = nts;
     k->approach_pull = ap;
     k->close_in = ci;
+    k->move_cost = mc;
+    k->run_cost = rc;
+    k->run_in_reach = rr;
     if (!(k->table = PyObject_GetAttr(view, S__table)) ||
         !(k->aoo = PyObject_GetAttr(view, S__aoo)) || !(k->actor = PyObject_GetAttr(view, S_a)))
         goto fail;
@@ -1704,33 +1707,56 @@ static int stance_score(Kernel *k, PyObject *d, PyObject *kind, PyObject *act, P
     return 1;
 }
 
-/* scores(legal, kinds, jitter, score, square_base, constant, here, best=False) -> [(decision, score)]: the loop of
+/* what `_Turn.score` of a move, withdrawal or run (decision d) shares with every other of its action, whatever the
+ * square: a run's whole score as a float when an attack is in reach (`can_strike`), else (base, with_attack): the
+ * score to a square is base (+ max(best_attack(square), 0) when with_attack) + pos_value(square) (a new reference;
+ * what a decision provokes and the budget it leaves depend on its action only) */
+static PyObject *square_constants(Kernel *k, PyObject *d, PyObject *kind, PyObject *here) {
+    double cost = 0.0;
+    int x, y, run = SAME(kind, S_run), with_attack = 0;
+    if (run) {
+        int reach = turn_says(k, S_can_strike, NULL);
+        if (reach < 0)
+            return NULL;
+        if (reach) {
+            double v;
+            return pos_value(k, here, &v) < 0 ? NULL : PyFloat_FromDouble(v - k->run_in_reach);
+        }
+    } else if ((with_attack = turn_says(k, S_can_attack_after, d)) < 0) {
+        return NULL;
+    }
+    if (!SAME(kind, S_withdraw) && (xy(here, &x, &y) < 0 || aoo_cost(k, here, y * k->w + x, &cost) < 0))
+        return NULL; /* `_View.provoked`: leaving here provokes, but for a withdrawal */
+    return Py_BuildValue("(dO)", -cost - (run ? k->run_cost : k->move_cost), with_attack ? Py_True : Py_False);
+}
+
+/* scores(legal, kinds, jitter, score, constant, here, best=False) -> [(decision, score)]: the loop of
  * `HeuristicPolicy._scores`: one `jitter()` per legal decision (jitter not callable: a random.Random, whose random()
  * draws are taken all at once by `random_draws`); pruned ones (kind None) left out; a move, withdrawal
- * or run scored here from `square_base(action, kind)` (asked once per action); a misc decision whose action has a
- * `constant` value scored as that plus `pos_value(here)`; an end of turn as `pos_value(here)`; anything else by
- * `score(decision, kind)`. With `best`, the
- * list holds only the first of the best scored (what `max` picks from the whole list). */
+ * or run scored here from its action's constants (`square_constants`, once per action); a misc
+ * decision whose action has a `constant` value scored as that plus `pos_value(here)`; an end of turn as
+ * `pos_value(here)`; single attacks, charges, aim and the defensive stances here too; anything else by
+ * `score(decision, kind)`. With `best`, the list holds only the first of the best scored (what `max` picks from the
+ * whole list). */
 static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t nargs) {
-    PyObject *legal, *kinds, *jitter, *score, *square_base, *constant, *here, *out = NULL, *bases = NULL, *top = NULL;
+    PyObject *legal, *kinds, *jitter, *score, *constant, *here, *out = NULL, *bases = NULL, *top = NULL;
     double *draws = NULL;
     Py_ssize_t n, cnt;
     double pos_here = 0.0, top_v = 0.0;
     int have_here = 0, best_only = 0;
-    if (nargs == 8 && (best_only = PyObject_IsTrue(args[7])) < 0)
+    if (nargs == 7 && (best_only = PyObject_IsTrue(args[6])) < 0)
         return NULL;
-    if (nargs < 7 || nargs > 8 || !PyList_Check(args[0]) || !PyList_Check(args[1]) || !PyDict_Check(args[5]) ||
+    if (nargs < 6 || nargs > 7 || !PyList_Check(args[0]) || !PyList_Check(args[1]) || !PyDict_Check(args[4]) ||
         PyList_GET_SIZE(args[0]) != PyList_GET_SIZE(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "scores(legal, kinds, jitter, score, square_base, constant: dict, here, best)");
+        PyErr_SetString(PyExc_TypeError, "scores(legal, kinds, jitter, score, constant: dict, here, best)");
         return NULL;
     }
     legal = args[0];
     kinds = args[1];
     jitter = args[2];
     score = args[3];
-    square_base = args[4];
-    constant = args[5];
-    here = args[6];
+    constant = args[4];
+    here = args[5];
     cnt = PyList_GET_SIZE(legal);
     if (!(out = PyList_New(0)) || !(bases = PyDict_New()) ||
         (cnt && !PyCallable_Check(jitter) && !(draws = random_draws(jitter, cnt))))
@@ -1762,7 +1788,7 @@ static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t narg
             if (how) {
                 Py_INCREF(how);
             } else {
-                if (PyErr_Occurred() || !(how = PyObject_CallFunctionObjArgs(square_base, act, kind, NULL)))
+                if (PyErr_Occurred() || !(how = square_constants(k, d, kind, here)))
                     goto fail;
                 if (PyDict_SetItem(bases, act, how) < 0) {
                     Py_DECREF(how);
@@ -2313,7 +2339,7 @@ static PyMethodDef Kernel_methods[] = {
     {"classify", (PyCFunction)(void (*)(void))Kernel_classify, METH_FASTCALL,
      "classify(legal, kinds, keep, step) -> (kinds, moves, squares by action)."},
     {"scores", (PyCFunction)(void (*)(void))Kernel_scores, METH_FASTCALL,
-     "scores(legal, kinds, jitter, score, square_base, constant, here, best=False) -> [(decision, score)]."},
+     "scores(legal, kinds, jitter, score, constant, here, best=False) -> [(decision, score)]."},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject KernelType = {
