@@ -10,7 +10,6 @@ import numpy as np
 from gymnasium import spaces
 
 from engine.core.battle import Battle
-from engine.core.decision import END
 from engine.core.dice import SeededDice
 from engine.core.encounter_file import load_encounter
 from engine.core.events import Event
@@ -204,7 +203,7 @@ class TacticsEnv(gym.Env):
         b = self.battle
         enc, side = b.enc, self.side
         reward = 0.0
-        while enc.winner is None and enc.units[enc.order[enc.turn]].side != side:  # not over, not the learner's
+        while enc.winner is None and enc.actor.side != side:
             events = b.step(self.opponent.choose(b))
             if self.record_events:
                 self.events += events

@@ -68,8 +68,8 @@ class Battle:
         """Every decision the acting unit may take now (cached until the state changes)."""
         enc = self.enc
         if self._legal_version != enc.version:
-            self._legal = ([] if enc.winner is not None or not enc.order  # no actor (`enc.actor` is None)
-                           else self.ruleset.legal_actions(enc, enc.units[enc.order[enc.turn]]))
+            actor = enc.actor
+            self._legal = [] if actor is None else self.ruleset.legal_actions(enc, actor)
             self._legal_version = enc.version
         return self._legal
 
@@ -85,7 +85,7 @@ class Battle:
         if enc.winner is not None:
             raise IllegalAction(f"the battle is over ({enc.winner} won)" if enc.winner != "draw"
                                 else "the battle is over (a draw)")
-        if decision not in (self._legal if self._legal_version == enc.version else self.legal()):  # is_legal
+        if not self.is_legal(decision):
             raise IllegalAction(rs.why_illegal(enc, enc.actor, decision))
         actor = enc.units[enc.order[enc.turn]]  # there is one: something is legal
         enc.version += 1

@@ -30,7 +30,6 @@ QUIET = {"PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": 
 
 
 def _envs():
-    import numpy as np  # noqa: F401  (imported by the env anyway; here so that the start-up is the same for both runs)
     import yaml
 
     from engine.core.policy import RandomPolicy

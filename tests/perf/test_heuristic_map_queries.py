@@ -15,7 +15,6 @@ from engine.rulesets import get_ruleset
 from engine.rulesets.saga import combat as C
 from engine.rulesets.saga import tactics as T
 from engine.rulesets.saga import terrain
-from engine.rulesets.saga.observe import _line_codes
 from tests.battle_walk import random_walk
 
 RS = get_ruleset("saga")
@@ -160,7 +159,7 @@ def test_sight_memo_lines_the_kernel_traced_are_the_grids():
             b.step(policy.choose(b))
         g = b.enc.grid
         size = g.width * g.height
-        memo = g._geometry.__dict__.get("saga_sight", {}).get(_line_codes(g))
+        memo = g._geometry.__dict__.get("saga_sight", {}).get(g.line_codes())
         assert memo is not None
         for i in range(size):
             for j in range(i, size):
@@ -341,7 +340,7 @@ def test_sight_lines_traced_in_c_are_the_grids():
         g = enc.grid
         for metric in T.METRICS:
             g.metric = metric
-            codes = _line_codes(g)
+            codes = g.line_codes()
             for _ in range(150):
                 i, j = sorted(rng.randrange(len(g.terrain)) for _ in range(2))
                 got = T._native.sight_line(codes, g.width, T.METRICS[metric], i, j)

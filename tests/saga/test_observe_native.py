@@ -60,7 +60,7 @@ def _check(enc, actor, units=None) -> bool:
     """C and Python figures agree; True when the C module answered (False: it handed over to Python)."""
     units = _rows(enc, actor) if units is None else units
     want = O._observation_parts_py(enc, actor, units)
-    got = O._observe.parts(enc, actor, units, O._line_codes(enc.grid), O._profile)
+    got = O._observe.parts(enc, actor, units, enc.grid.line_codes(), O._profile)
     assert list(O.observation_parts(enc, actor, units)) == want
     if got is None:
         return False
@@ -163,7 +163,7 @@ def test_figures_match_python_on_stirred_states():
             try:
                 answered = _check(enc, actor)
             except (IndexError, KeyError):  # a stirred state Python itself refuses (a hand beyond the weapons)
-                assert O._observe.parts(enc, actor, _rows(enc, actor), O._line_codes(enc.grid), O._profile) is None
+                assert O._observe.parts(enc, actor, _rows(enc, actor), enc.grid.line_codes(), O._profile) is None
                 continue
             handed_over += not answered
             n += 1
@@ -175,7 +175,7 @@ def test_states_outside_the_c_version_go_to_python():
     b = make(["......", "......"], [unit("A", "pcs", (0, 0), PISTOL), unit("B", "npcs", (5, 1), SWORD)])
     enc, a = b.enc, b.enc.unit("A")
     units = _rows(enc, a)
-    codes = O._line_codes(enc.grid)
+    codes = enc.grid.line_codes()
     a.state["defense"] = 2.5  # not a whole number
     assert O._observe.parts(enc, a, units, codes, O._profile) is None
     assert O.observation_parts(enc, a, units) == O._observation_parts_py(enc, a, units)
@@ -282,7 +282,7 @@ def test_parts_is_a_read_only_sequence_and_buffer():
     view = memoryview(got)
     assert view.readonly and view.format == "d" and view.shape == (2, N + 5)
     with pytest.raises(TypeError):
-        O._observe.parts(enc, a, None, O._line_codes(enc.grid), O._profile)
+        O._observe.parts(enc, a, None, enc.grid.line_codes(), O._profile)
     with pytest.raises(ZeroDivisionError):  # errors of the profile builder come through
         O._observe.clear_cache()
         O._observe.parts(enc, a, [a], b"", lambda stats: 1 / 0)

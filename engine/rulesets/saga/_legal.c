@@ -625,7 +625,7 @@ done:
 
 /* The sight memo of the map's lines as the doors and broken objects stand (shared with _observe.c, which says
  * how it is kept): geometry.__dict__["saga_sight"][line codes] for the line codes of every square now (the bytes
- * of observe._line_codes; with no door open and nothing broken the ones of the terrain, kept as
+ * of Grid.line_codes; with no door open and nothing broken the ones of the terrain, kept as
  * geometry.saga_legal_codes): _line.h's sight_memo. */
 static int sight_table(Ctx *c) {
     PyObject *key = NULL, *got;
@@ -1771,7 +1771,7 @@ static int charge_squares(long w, long s, long e, int *out) {
 /* charge_end(terrain, line_codes, width, metric, ax, ay, tx, ty, speed, reach, occupied) -> ((x, y), [(x, y)]) or
  * None: `SagaRuleset._charge_end` of a unit at (ax, ay) of that speed and reach at a target at (tx, ty): the end
  * square of the cheapest legal charge (the first in `Grid.within` order among equals) and the squares walked there
- * (`_line_path`). `terrain`: `terrain.terrain_codes`; `line_codes`: `observe._line_codes`; `occupied`: per square 0,
+ * (`_line_path`). `terrain`: `terrain.terrain_codes`; `line_codes`: `Grid.line_codes`; `occupied`: per square 0,
  * or 1 for an active unit of the charger's side (the charger included), 2 for one of another side. NotImplemented
  * when a line is too long to trace here. */
 static PyObject *charge_end(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {

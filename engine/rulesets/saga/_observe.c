@@ -1053,7 +1053,7 @@ static PyTypeObject PartsType = {
 };
 
 /* parts(enc, actor, units, codes, make_profile) -> Parts | None: observe._observation_parts_py in C, with
- * `codes` the bytes of observe._line_codes(enc.grid); None for a state this code does not represent. */
+ * `codes` the bytes of enc.grid.line_codes(); None for a state this code does not represent. */
 static PyObject *parts(PyObject *self, PyObject *args) {
     PyObject *enc, *actor, *units, *make_profile, *all_units = NULL, *grid = NULL, *v, *fast = NULL, *codes_obj;
     PyObject *table = NULL;

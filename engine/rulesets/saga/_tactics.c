@@ -1529,6 +1529,34 @@ static double *random_draws(PyObject *rng, Py_ssize_t n) {
     return out;
 }
 
+/* the value of a turn's boolean method (`can_strike`, `can_attack_after(d)`, ...), d NULL for none: 1, 0, -1 with an
+ * exception */
+static int turn_says(Kernel *k, PyObject *name, PyObject *d) {
+    PyObject *r = d ? PyObject_CallMethodOneArg(k->turn, name, d) : PyObject_CallMethodNoArgs(k->turn, name);
+    int truth;
+    if (!r)
+        return -1;
+    truth = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    return truth;
+}
+
+/* the offense foe whose unit id is `target` into *f: 1, 0 when none is (the decision is the turn's to score), -1 with
+ * an exception */
+static int offense_foe(Kernel *k, PyObject *target, Foe **f) {
+    int n;
+    for (n = 0; n < k->n_offense; n++) {
+        int same = PyObject_RichCompareBool(k->offense[n].id, target, Py_EQ);
+        if (same < 0)
+            return -1;
+        if (same) {
+            *f = &k->offense[n];
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static PyObject *S_state; /* (interned with the view_units names below) */
 static PyObject *state_item(PyObject *state, PyObject *name);
 
@@ -1538,24 +1566,17 @@ static PyObject *state_item(PyObject *state, PyObject *name);
  * the turn's `can_move_after(d)` says. 1 with *out set, 0 when it leaves the decision to the turn's `score` (no parts,
  * a target that is no offense foe), -1 with an exception. */
 static int attack_score(Kernel *k, PyObject *d, PyObject *act, PyObject *here, double *out) {
-    PyObject *target = PyTuple_GET_ITEM(d, 1), *r;
+    PyObject *r;
     Foe *f = NULL;
-    int n, ranged, opt, got, hx, hy, i, move;
+    int ranged, opt, got, hx, hy, i, move;
     double ed = 0.0, kc = 0.0, v, cost = 0.0, rest;
     if (!k->armed)
         return 0;
     ranged = SAME(act, S_ranged_attack);
     if (!ranged && !SAME(act, S_melee_attack))
         return 0;
-    for (n = 0; n < k->n_offense && !f; n++) {
-        int same = PyObject_RichCompareBool(k->offense[n].id, target, Py_EQ);
-        if (same < 0)
-            return -1;
-        if (same)
-            f = &k->offense[n];
-    }
-    if (!f)
-        return 0;
+    if ((got = offense_foe(k, PyTuple_GET_ITEM(d, 1), &f)) <= 0)
+        return got;
     if (k->aimed < 0) {
         PyObject *st = PyObject_GetAttr(k->actor, S_state), *aimed;
         if (!st)
@@ -1594,11 +1615,7 @@ static int attack_score(Kernel *k, PyObject *d, PyObject *act, PyObject *here, d
     if (foe_value(k, f, ed, kc, &v) < 0)
         return -1;
     v = v - cost;
-    if (!(r = PyObject_CallMethodOneArg(k->turn, S_can_move_after, d)))
-        return -1;
-    move = PyObject_IsTrue(r);
-    Py_DECREF(r);
-    if (move < 0)
+    if ((move = turn_says(k, S_can_move_after, d)) < 0)
         return -1;
     if (move) {
         int err = 0;
@@ -1620,19 +1637,14 @@ static int attack_score(Kernel *k, PyObject *d, PyObject *act, PyObject *here, d
  * square the charge ends on (the view's `charge_end`). 1 with *out set, 0 when it leaves the decision to the turn's
  * `score` (no melee parts, no charge to that foe), -1 with an exception. */
 static int charge_score(Kernel *k, PyObject *d, PyObject *here, double *out) {
-    PyObject *target = PyTuple_GET_ITEM(d, 1), *end;
+    PyObject *end;
     Foe *f = NULL;
-    int n, got, hx, hy;
+    int got, hx, hy;
     double c[6], ed, kc, v, cost, at_end;
-    for (n = 0; n < k->n_offense && !f; n++) {
-        int same = PyObject_RichCompareBool(k->offense[n].id, target, Py_EQ);
-        if (same < 0)
-            return -1;
-        if (same)
-            f = &k->offense[n];
-    }
-    if (!f)
+    if (!k->armed)
         return 0;
+    if ((got = offense_foe(k, PyTuple_GET_ITEM(d, 1), &f)) <= 0)
+        return got;
     if ((got = parts_of(k, f, 1, 0)) == -2)
         return -1;
     if (got != 1)
@@ -1654,18 +1666,6 @@ static int charge_score(Kernel *k, PyObject *d, PyObject *here, double *out) {
     Py_DECREF(end);
     *out = v - cost + at_end;
     return 1;
-}
-
-/* the value of a turn's boolean method (`can_strike`, `can_attack_after(d)`), d NULL for none: 1, 0, -1 with an
- * exception */
-static int turn_says(Kernel *k, PyObject *name, PyObject *d) {
-    PyObject *r = d ? PyObject_CallMethodOneArg(k->turn, name, d) : PyObject_CallMethodNoArgs(k->turn, name);
-    int truth;
-    if (!r)
-        return -1;
-    truth = PyObject_IsTrue(r);
-    Py_DECREF(r);
-    return truth;
 }
 
 /* `_Turn.score(d, kind)` of an aim (kind "aim") or a defensive action (kind "misc": fight defensively, total
@@ -1819,7 +1819,7 @@ static PyObject *Kernel_scores(Kernel *k, PyObject *const *args, Py_ssize_t narg
                 if (SAME(kind, S_attack)) {
                     done = attack_score(k, d, act, here, &v);
                 } else if (SAME(kind, S_charge)) {
-                    done = k->armed ? charge_score(k, d, here, &v) : 0;
+                    done = charge_score(k, d, here, &v);
                 } else if (SAME(kind, S_aim) || SAME(kind, S_misc)) {
                     if (!have_here) {
                         if (pos_value(k, here, &pos_here) < 0)
@@ -1972,7 +1972,7 @@ done:
 }
 
 /* sight_line(codes, width, metric, i, j) -> (line of sight, line of effect, cover bonus, distance) between flat squares
- * i <= j of a map `width` wide whose line codes (`observe._line_codes`) are `codes`, metric 0 alternating,
+ * i <= j of a map `width` wide whose line codes (`Grid.line_codes`) are `codes`, metric 0 alternating,
  * 1 chebyshev, 2 manhattan: `tactics.SagaTactics.sight`'s answer, traced as the kernel traces it; None past the
  * longest line it traces. */
 static PyObject *sight_line(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {

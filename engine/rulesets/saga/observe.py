@@ -192,7 +192,3 @@ def _profile(stats: dict) -> tuple:
     return head, items, tuple(weapons)
 
 
-def _line_codes(g) -> bytes:
-    """Per square, what it does to a line through it (`Grid.sight`'s codes: 4 blocks sight and effect, 3 effect
-    only, 2 / 1 heavy / low cover) as the doors and broken objects stand now (`Grid.line_codes`)."""
-    return g.line_codes()

@@ -34,7 +34,6 @@ from engine.core.state import Encounter
 from engine.core.units import Unit
 
 from . import combat as C
-from .observe import _line_codes
 from .stats import RANGES
 from .terrain import METRICS, charge_end_native, terrain_codes
 
@@ -196,7 +195,7 @@ class SagaTactics:
         got = table.get(key)
         if got is None:
             if native and _native is not None:
-                got = _native.sight_line(_line_codes(g), g.width, METRICS[g.metric], *key)
+                got = _native.sight_line(g.line_codes(), g.width, METRICS[g.metric], *key)
             if got is None:
                 los, loe, cover = g.sight(i, j)  # shared with the ruleset's own lookups
                 got = (los, loe, C.COVER_BONUS[cover], g.distance(g.xy(i), g.xy(j)))
@@ -373,8 +372,8 @@ class _View:
                 tuple(RANGES[C.weapon(u, r)["group"]]) if r is not None else None)
 
     def line_codes(self) -> bytes:
-        """Per square, what it does to a line through it (`observe._line_codes`), for the C kernel's sight."""
-        return _line_codes(self.g)
+        """Per square, what it does to a line through it (`Grid.line_codes`), for the C kernel's sight."""
+        return self.g.line_codes()
 
     def pair(self, apos, tpos) -> tuple[bool, bool, int, int]:
         """(sight, effect, cover bonus, distance) between two squares."""

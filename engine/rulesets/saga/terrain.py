@@ -11,7 +11,6 @@ from engine.core.state import Encounter
 from engine.core.units import Unit
 
 from . import combat as C
-from .observe import _line_codes
 
 try:  # the charge in C (_legal.c), built by `pip install`; the rules' own search otherwise
     from . import _legal
@@ -36,7 +35,7 @@ def charge_end_native(enc: Encounter, a: Unit, t: Unit):
     for u in enc.units:
         if u.active:
             sides[u.pos[1] * w + u.pos[0]] = 1 if u.side == side else 2
-    return _legal.charge_end(terrain_codes(g), _line_codes(g), w, METRICS[g.metric], a.pos[0], a.pos[1],
+    return _legal.charge_end(terrain_codes(g), g.line_codes(), w, METRICS[g.metric], a.pos[0], a.pos[1],
                              t.pos[0], t.pos[1], C.speed(a), a.stats["reach"], bytes(sides))
 
 
