@@ -32,7 +32,7 @@ from engine.core.ruleset import Ruleset
 from engine.core.state import Encounter
 from engine.rulesets import get_ruleset
 
-from .heap import settle_worker
+from .forked import forked_map
 from .policies import MaskablePolicy, load_policy
 
 EncounterSource = Callable[[int], Encounter]
@@ -252,11 +252,11 @@ def evaluate(policy: Policy, opponent: Policy, ruleset: Ruleset | str, episodes:
         global _EPISODE
         _EPISODE = one
         try:
-            with mp.get_context("fork").Pool(min(workers, episodes - 1), initializer=settle_worker) as pool:
-                for st in pool.imap(_play_forked, range(1, episodes), chunksize=max(1, episodes // (8 * workers))):
-                    stats.append(st)
-                    if progress:
-                        progress(len(stats))
+            for st in forked_map(_play_forked, range(1, episodes), min(workers, episodes - 1),
+                                 chunksize=max(1, episodes // (8 * workers))):
+                stats.append(st)
+                if progress:
+                    progress(len(stats))
         finally:
             _EPISODE = None
     return summarise(stats, list(rs.catalogue)), stats

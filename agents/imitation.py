@@ -8,12 +8,11 @@ teacher's level of play and only has to learn where it can do better.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from multiprocessing import get_context
 from typing import Any
 
 import numpy as np
 
-from .heap import settle_worker
+from .forked import forked_map
 
 
 @dataclass
@@ -94,8 +93,7 @@ def collect_parallel(env_kwargs: dict[str, Any], samples: int, seed: int = 0, ga
         return collect(env_kwargs, samples, seed, gamma, teacher)
     share = -(-samples // workers)
     jobs = [(env_kwargs, share, seed * 1000 + k, gamma, teacher) for k in range(workers)]
-    with get_context("fork").Pool(workers, initializer=settle_worker) as pool:
-        return Demonstrations.join(pool.map(_collect_job, jobs))
+    return Demonstrations.join(list(forked_map(_collect_job, jobs, workers)))
 
 
 def clone(model, demos: Demonstrations, epochs: int = 8, batch_size: int = 1024, learning_rate: float = 1e-3,

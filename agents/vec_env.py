@@ -41,6 +41,7 @@ from multiprocessing.reduction import ForkingPickler
 from stable_baselines3.common.vec_env import DummyVecEnv
 from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper, VecEnv, VecEnvIndices, VecEnvStepReturn
 
+from .forked import WorkerDied, worker_signals
 from .heap import settle_worker
 
 
@@ -148,6 +149,7 @@ class _Sender:
 
 def _worker(remote, parent_remote, fns_wrapper: CloudpickleWrapper) -> None:
     parent_remote.close()
+    worker_signals()
     try:
         venv = MaskedDummyVecEnv(fns_wrapper.var)
     except Exception:  # noqa: BLE001 - reported to the learner's process, which raises it
@@ -257,7 +259,7 @@ class ShardedVecEnv(VecEnv):
         self._replay: tuple | None = None  # the rollout step `next_acted` gave, for `step_wait`
         try:
             self.remotes[0].send(("spaces", None))
-            obs_space, act_space = self._gather([self.remotes[0]])[0]
+            obs_space, act_space = self._gather([0])[0]
         except RuntimeError:
             self.close()
             raise
@@ -266,10 +268,19 @@ class ShardedVecEnv(VecEnv):
             raise TypeError("ShardedVecEnv stacks Box observations only")
         super().__init__(n, obs_space, act_space)
 
-    @staticmethod
-    def _gather(remotes) -> list[Any]:
-        """The answer of each remote, all read before an env's failure is raised (with its traceback)."""
-        got = [remote.recv() for remote in remotes]
+    def _recv(self, w: int) -> Any:
+        """Worker w's next answer; `WorkerDied` if the worker has ended (a crash: its pipe is closed)."""
+        try:
+            return self.remotes[w].recv()
+        except (EOFError, ConnectionResetError) as e:
+            p = self.processes[w]
+            p.join(timeout=1)
+            raise WorkerDied(f"ShardedVecEnv worker {w} died (exit code {p.exitcode}; -11 is a segmentation fault, "
+                             f"-9 the out-of-memory killer)") from e
+
+    def _gather(self, workers: Sequence[int]) -> list[Any]:
+        """The answer of each worker, all read before an env's failure is raised (with its traceback)."""
+        got = [self._recv(w) for w in workers]
         for g in got:
             if isinstance(g, _Failure):
                 raise RuntimeError("an env raised in a ShardedVecEnv worker:\n" + g.text)
@@ -313,7 +324,7 @@ class ShardedVecEnv(VecEnv):
             if self._played[w]:
                 got = self._played[w].popleft()
             elif self._playing[w]:
-                got = self.remotes[w].recv()
+                got = self._recv(w)
                 self._playing[w] = 0 if isinstance(got, _Failure) else self._playing[w] - 1
             else:
                 raise RuntimeError("next_acted: no rollout under way")
@@ -336,7 +347,7 @@ class ShardedVecEnv(VecEnv):
 
     def _read(self, w: int) -> tuple[int, Any]:
         """The next answer of worker w to a step: (its group, the answer)."""
-        got = self.remotes[w].recv()
+        got = self._recv(w)
         return self._pending[w].popleft(), got
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -406,7 +417,7 @@ class ShardedVecEnv(VecEnv):
                 self._early[k] = got
         for w, left in enumerate(self._playing):  # a rollout's steps: kept for `next_acted`
             for _ in range(left):
-                got = self.remotes[w].recv()
+                got = self._recv(w)
                 self._played[w].append(got)
                 if isinstance(got, _Failure):
                     break
@@ -420,7 +431,7 @@ class ShardedVecEnv(VecEnv):
         self._replay = None
         for remote, block in zip(self.remotes, self._blocks):
             remote.send(("reset", ([self._seeds[i] for i in block], [self._options[i] for i in block])))
-        results = self._gather(self.remotes)
+        results = self._gather(range(len(self.remotes)))
         self.reset_infos = [info for r in results for info in r[1]]
         self._keep_masks([r[2] for r in results])
         self._reset_seeds()
@@ -432,7 +443,7 @@ class ShardedVecEnv(VecEnv):
             return
         try:
             self._settle()
-        except (EOFError, OSError):
+        except (EOFError, OSError, WorkerDied):
             pass
         self.waiting = False
         for remote in self.remotes:
@@ -465,7 +476,7 @@ class ShardedVecEnv(VecEnv):
         for k, local, _ in routes:
             self.remotes[k].send(make_message(local))
         answer: list[Any] = [None] * sum(len(pos) for _, _, pos in routes)
-        answers = self._gather([self.remotes[k] for k, _, _ in routes])
+        answers = self._gather([k for k, _, _ in routes])
         for (k, _, pos), got in zip(routes, answers):
             for j, value in zip(pos, got if got is not None else [None] * len(pos)):
                 answer[j] = value
@@ -483,7 +494,7 @@ class ShardedVecEnv(VecEnv):
         self._settle()
         for remote in self.remotes:
             remote.send(("has_attr", attr_name))
-        return all(self._gather(self.remotes))
+        return all(self._gather(range(len(self.remotes))))
 
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
         self._ask(indices, lambda local: ("set_attr", (attr_name, value, local)))

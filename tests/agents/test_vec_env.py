@@ -90,6 +90,28 @@ def test_an_env_failing_in_a_worker_raises_with_its_traceback():
         sharded.close()
 
 
+class _Crashing(TacticsEnv):
+    def step(self, action):
+        import faulthandler
+        import os
+        import signal
+        faulthandler.disable()  # pytest's traceback dump would only clutter the test's output
+        os.kill(os.getpid(), signal.SIGSEGV)  # as a crash in C code would end the worker
+
+
+def test_a_worker_that_dies_raises_naming_its_exit_code():
+    from agents.forked import WorkerDied
+
+    sharded = ShardedVecEnv([lambda: TacticsEnv(opponent="random"), lambda: _Crashing(opponent="random")], workers=2)
+    try:
+        sharded.reset()
+        with pytest.raises(WorkerDied, match="worker 1 died .exit code -11"):
+            sharded.step(np.zeros(2, dtype=int))
+    finally:
+        sharded.close()
+    assert not any(p.is_alive() for p in sharded.processes)
+
+
 class _Unpicklable(TacticsEnv):
     def __init__(self, **kw):
         super().__init__(**kw)
