@@ -112,6 +112,31 @@ def test_a_worker_that_dies_raises_naming_its_exit_code():
     assert not any(p.is_alive() for p in sharded.processes)
 
 
+class _SignalProbe(TacticsEnv):
+    def sigterm_is_default(self):
+        import signal
+        return signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_workers_end_at_once_on_sigterm_even_when_forked_by_a_training_run():
+    """A training run turns SIGTERM into KeyboardInterrupt (agents/train.py); a worker that inherited that handler
+    could miss the signal in a blocking call and never end."""
+    import signal
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, stop)
+    try:
+        sharded = ShardedVecEnv([lambda: _SignalProbe(opponent="random")] * 2, workers=2)
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    try:
+        assert sharded.env_method("sigterm_is_default") == [True, True]
+    finally:
+        sharded.close()
+
+
 class _Unpicklable(TacticsEnv):
     def __init__(self, **kw):
         super().__init__(**kw)
