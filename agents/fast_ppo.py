@@ -56,6 +56,7 @@ from torch.nn import functional as F
 from .vec_env import ShardedVecEnv
 
 MASKED_LOGIT = -1e8  # what sb3-contrib's MaskableCategorical puts in place of a masked logit
+SUBSET_SHARE = 0.75  # `legal_logits` computes only the legal actions' logits when they are at most this share
 
 
 # ---- the masked categorical ------------------------------------------------------------------------
@@ -92,6 +93,28 @@ def masked_log_prob_entropy(logits: th.Tensor, masks: th.Tensor, actions: th.Ten
     computes them (masked logits -1e8; masked actions add nothing to the entropy). Differentiable in
     `logits` (with the gradient in closed form, `_MaskedCategoricalStats`)."""
     return _MaskedCategoricalStats.apply(logits, masks, actions)
+
+
+def legal_logits(head: th.nn.Module, latent: th.Tensor, masks: th.Tensor, actions: th.Tensor
+                 ) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+    """(logits, masks, actions) of a minibatch for `masked_log_prob_entropy`, with the actions legal in none of its
+    rows left out when `head` is a plain Linear layer and they are at least `1 - SUBSET_SHARE` of them: only the
+    legal actions' logits are computed, and the actions are renumbered among those kept.
+
+    The same log-probabilities, entropy and gradients (to float rounding): a masked action has probability 0
+    exactly and its logit no gradient, so leaving out one masked in every row changes nothing but the cost. A
+    Saga skirmish minibatch of 1,024 states has about 410 of its 1,519 actions legal somewhere: the head's product,
+    its gradient and the passes over the logits cost a quarter."""
+    n = masks.shape[1]
+    if type(head) is th.nn.Linear:
+        kept = masks.any(0).nonzero().squeeze(1)
+        if len(kept) <= SUBSET_SHARE * n:
+            renumber = th.zeros(n, dtype=th.long)
+            renumber[kept] = th.arange(len(kept))
+            logits = F.linear(latent, head.weight.index_select(0, kept),
+                              None if head.bias is None else head.bias.index_select(0, kept))
+            return logits, masks.index_select(1, kept), renumber[actions.long().flatten()]
+    return head(latent), masks, actions.long().flatten()
 
 
 def masked_sample(logits: th.Tensor, masks: th.Tensor, u: th.Tensor | None = None) -> tuple[th.Tensor, th.Tensor]:
@@ -489,8 +512,9 @@ class FastMaskablePPO(MaskablePPO):
                     started = time.perf_counter()
                 latent_pi, latent_vf = self._latents(rollout_data.observations)
                 values = pol.value_net(latent_vf).flatten()
-                log_prob, entropy = masked_log_prob_entropy(pol.action_net(latent_pi), rollout_data.action_masks,
-                                                            rollout_data.actions.long().flatten())
+                log_prob, entropy = masked_log_prob_entropy(*legal_logits(pol.action_net, latent_pi,
+                                                                          rollout_data.action_masks,
+                                                                          rollout_data.actions))
                 advantages = rollout_data.advantages
                 if self.normalize_advantage:
                     advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)

@@ -13,8 +13,8 @@ from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 from sb3_contrib.common.maskable.distributions import MaskableCategorical
 from stable_baselines3.common.torch_layers import MlpExtractor
 
-from agents.fast_ppo import (FastMaskablePPO, FastMaskableRolloutBuffer, masked_log_prob_entropy, masked_sample,
-                             vec_action_masks)
+from agents.fast_ppo import (SUBSET_SHARE, FastMaskablePPO, FastMaskableRolloutBuffer, legal_logits,
+                             masked_log_prob_entropy, masked_sample, vec_action_masks)
 from agents.vec_env import MaskedDummyVecEnv
 from envs import TacticsEnv
 
@@ -46,6 +46,37 @@ def test_log_prob_and_entropy_equal_sb3_contrib_with_their_gradients():
         ((lp_ref * w).sum() + 0.3 * (ent_ref * w).sum()).backward()
         torch.testing.assert_close(a.grad, b.grad, rtol=1e-4, atol=1e-5)
         assert (a.grad[~masks] == 0).all()  # masked actions get no gradient
+
+
+@pytest.mark.parametrize("sparse", [True, False])
+def test_legal_logits_leave_out_only_what_changes_nothing(sparse):
+    """With few actions legal in a minibatch only their logits are computed: the same log-probabilities, entropy
+    and gradients (head weights and bias, and the latent below it) as over every action; with many, every action."""
+    rng = np.random.default_rng(1)
+    n, rows = 300, 64
+    _, masks, actions = _random_case(rng, rows, n)
+    if sparse:
+        masks[:, 40:] = False
+        masks[:, 0] = True
+        actions = torch.as_tensor([rng.choice(np.flatnonzero(m)) for m in masks.numpy()])
+    head = torch.nn.Linear(16, n)
+    latent = torch.as_tensor(rng.normal(size=(rows, 16)), dtype=torch.float32)
+    w = torch.as_tensor(rng.normal(size=rows), dtype=torch.float32)
+
+    def run(subset):
+        head.zero_grad()
+        x = latent.clone().requires_grad_(True)
+        logits, m, a = legal_logits(head, x, masks, actions) if subset else (head(x), masks, actions)
+        lp, ent = masked_log_prob_entropy(logits, m, a)
+        ((lp * w).sum() + 0.3 * (ent * w).sum()).backward()
+        return logits.shape[1], lp, ent, x.grad, head.weight.grad.clone(), head.bias.grad.clone()
+
+    kept, *got = run(True)
+    full, *want = run(False)
+    assert kept == (int(masks.any(0).sum()) if sparse else n) and full == n
+    assert (kept <= SUBSET_SHARE * n) == sparse
+    for g, r in zip(got, want):
+        torch.testing.assert_close(g, r, rtol=1e-5, atol=1e-6)
 
 
 def test_sampling_draws_legal_actions_with_the_masked_probabilities():
