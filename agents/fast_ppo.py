@@ -8,9 +8,10 @@ What differs from `sb3_contrib.MaskablePPO`, and why it learns the same thing:
     `torch.multinomial` (~1.3 ms for 32 envs). Same masking (masked logits set to -1e8), same
     log-probabilities, entropy and gradients (to float rounding; tests/training/test_fast_ppo.py), the same
     distribution sampled (by its cumulative sum);
-  * a minibatch's logits are computed only for the actions legal in some of its states (`legal_logits`, with a
-    plain Linear action head): a masked action has probability 0 and no gradient, so the loss and its gradients
-    are the same, at about a quarter of the action head's cost on Saga skirmishes (~410 of 1,519 actions);
+  * the updates compute logits only for the actions legal in some state of the rollout (buffer
+    `get(legal_only=True)`, `legal_logits`; with a plain Linear action head): a masked action has probability 0
+    and no gradient, so the loss and its gradients are the same, at about a quarter of the action head's cost
+    on Saga skirmishes (~420 of 1,519 actions);
   * rollouts run a plain MLP policy on transposed copies of its weights taken at the start of each rollout
     (`_acting_net`; the same products, ~2x faster for 32 rows);
   * action masks come from the vec env as one array collected while stepping (`vec_action_masks`) instead
@@ -59,7 +60,7 @@ from torch.nn import functional as F
 from .vec_env import ShardedVecEnv
 
 MASKED_LOGIT = -1e8  # what sb3-contrib's MaskableCategorical puts in place of a masked logit
-SUBSET_SHARE = 0.75  # `legal_logits` computes only the legal actions' logits when they are at most this share
+SUBSET_SHARE = 0.75  # updates compute only the legal actions' logits when they are at most this share of them
 
 
 # ---- the masked categorical ------------------------------------------------------------------------
@@ -98,26 +99,12 @@ def masked_log_prob_entropy(logits: th.Tensor, masks: th.Tensor, actions: th.Ten
     return _MaskedCategoricalStats.apply(logits, masks, actions)
 
 
-def legal_logits(head: th.nn.Module, latent: th.Tensor, masks: th.Tensor, actions: th.Tensor
-                 ) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
-    """(logits, masks, actions) of a minibatch for `masked_log_prob_entropy`, with the actions legal in none of its
-    rows left out when `head` is a plain Linear layer and they are at least `1 - SUBSET_SHARE` of them: only the
-    legal actions' logits are computed, and the actions are renumbered among those kept.
-
-    The same log-probabilities, entropy and gradients (to float rounding): a masked action has probability 0
-    exactly and its logit no gradient, so leaving out one masked in every row changes nothing but the cost. A
-    Saga skirmish minibatch of 1,024 states has about 410 of its 1,519 actions legal somewhere: the head's product,
-    its gradient and the passes over the logits cost a quarter."""
-    n = masks.shape[1]
-    if type(head) is th.nn.Linear:
-        kept = masks.any(0).nonzero().squeeze(1)
-        if len(kept) <= SUBSET_SHARE * n:
-            renumber = th.zeros(n, dtype=th.long)
-            renumber[kept] = th.arange(len(kept))
-            logits = F.linear(latent, head.weight.index_select(0, kept),
-                              None if head.bias is None else head.bias.index_select(0, kept))
-            return logits, masks.index_select(1, kept), renumber[actions.long().flatten()]
-    return head(latent), masks, actions.long().flatten()
+def legal_logits(head: th.nn.Module, latent: th.Tensor, kept: th.Tensor | None) -> th.Tensor:
+    """The action head's logits for the actions `kept` only (all of them if None), for a minibatch whose masks
+    and actions are restricted and renumbered the same way (FastMaskableRolloutBuffer `get(legal_only=True)`)."""
+    if kept is None:
+        return head(latent)
+    return F.linear(latent, head.weight.index_select(0, kept), None if head.bias is None else head.bias.index_select(0, kept))
 
 
 def masked_sample(logits: th.Tensor, masks: th.Tensor, u: th.Tensor | None = None) -> tuple[th.Tensor, th.Tensor]:
@@ -172,6 +159,8 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
         self.actions = np.zeros((steps, n, self.action_dim), dtype=self.action_space.dtype)
         self.generator_ready = False
         self._tensors: dict[str, th.Tensor] = {}
+        self._legal_only: tuple[th.Tensor | None, dict[str, th.Tensor]] | None = None
+        self.kept: th.Tensor | None = None
         self.pos, self.full = 0, False
 
     def add(self, obs: np.ndarray, action: np.ndarray, reward: np.ndarray, episode_start: np.ndarray,
@@ -190,7 +179,14 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
         if self.pos == self.buffer_size:
             self.full = True
 
-    def get(self, batch_size: int | None = None) -> Generator[MaskableRolloutBufferSamples, None, None]:  # type: ignore[override]
+    def get(self, batch_size: int | None = None,  # type: ignore[override]
+            legal_only: bool = False) -> Generator[MaskableRolloutBufferSamples, None, None]:
+        """Minibatches as SB3 cuts them. With `legal_only`, if the actions legal in some state of the rollout are at
+        most `SUBSET_SHARE` of them, the samples' masks hold only those actions' columns and the actions are
+        numbered among them: `kept` (a tensor; None when every column is kept) says which. A masked action has
+        probability 0 exactly and its logit no gradient, so the loss computed over those columns
+        (`legal_logits`) is the same, and its gradients; on Saga skirmishes ~420 of the 1,519 actions are kept,
+        which cuts the action head's product, its gradient and the passes over the logits to a quarter."""
         assert self.full, ""
         total = self.buffer_size * self.n_envs
         indices = np.random.permutation(total)
@@ -208,15 +204,35 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
                 "returns": th.from_numpy(self.returns.reshape(-1)),
                 "action_masks": th.from_numpy(self.action_masks),
             }
+            self._legal_only = None
             self.generator_ready = True
+        self.kept = None
+        if legal_only:
+            self._restrict()
+            self.kept = self._legal_only[0]
         if batch_size is None:
             batch_size = total
         order = th.from_numpy(indices)
+        tensors = self._tensors if self.kept is None else {**self._tensors, **self._legal_only[1]}
         for start in range(0, total, batch_size):
-            yield self._take(order[start:start + batch_size])
+            yield self._take(order[start:start + batch_size], tensors)
 
-    def _take(self, idx: th.Tensor) -> MaskableRolloutBufferSamples:
-        t = self._tensors
+    def _restrict(self) -> None:
+        """`_legal_only`: (kept columns or None, the masks and actions tensors restricted to them), once a rollout."""
+        if self._legal_only is not None:
+            return
+        kept = np.flatnonzero(self.action_masks.any(axis=0))
+        if len(kept) > SUBSET_SHARE * self.mask_dims:
+            self._legal_only = (None, {})
+            return
+        renumber = np.zeros(self.mask_dims, dtype=np.float32)
+        renumber[kept] = np.arange(len(kept))
+        self._legal_only = (th.from_numpy(kept), {
+            "action_masks": th.from_numpy(np.ascontiguousarray(self.action_masks[:, kept])),
+            "actions": th.from_numpy(renumber[self.actions.astype(np.int64)])})
+
+    def _take(self, idx: th.Tensor, tensors: dict[str, th.Tensor] | None = None) -> MaskableRolloutBufferSamples:
+        t = self._tensors if tensors is None else tensors
         return MaskableRolloutBufferSamples(*(t[k].index_select(0, idx) for k in MaskableRolloutBufferSamples._fields))
 
     def _get_samples(self, batch_inds: np.ndarray, env=None) -> MaskableRolloutBufferSamples:  # type: ignore[override]
@@ -506,18 +522,19 @@ class FastMaskablePPO(MaskablePPO):
             chooser.start_update()
             threads_before = th.get_num_threads()
         continue_training = True
+        legal_only = type(pol.action_net) is th.nn.Linear  # else the head may read the masked actions' columns
         for epoch in range(self.n_epochs):
             approx_kl_divs = []
-            for rollout_data in self.rollout_buffer.get(self.batch_size):
+            for rollout_data in self.rollout_buffer.get(self.batch_size, legal_only=legal_only):
                 if chooser is not None:
                     threads = chooser.next()
                     th.set_num_threads(threads)
                     started = time.perf_counter()
                 latent_pi, latent_vf = self._latents(rollout_data.observations)
                 values = pol.value_net(latent_vf).flatten()
-                log_prob, entropy = masked_log_prob_entropy(*legal_logits(pol.action_net, latent_pi,
-                                                                          rollout_data.action_masks,
-                                                                          rollout_data.actions))
+                log_prob, entropy = masked_log_prob_entropy(
+                    legal_logits(pol.action_net, latent_pi, self.rollout_buffer.kept), rollout_data.action_masks,
+                    rollout_data.actions.long().flatten())
                 advantages = rollout_data.advantages
                 if self.normalize_advantage:
                     advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)

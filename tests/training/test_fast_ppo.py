@@ -48,37 +48,6 @@ def test_log_prob_and_entropy_equal_sb3_contrib_with_their_gradients():
         assert (a.grad[~masks] == 0).all()  # masked actions get no gradient
 
 
-@pytest.mark.parametrize("sparse", [True, False])
-def test_legal_logits_leave_out_only_what_changes_nothing(sparse):
-    """With few actions legal in a minibatch only their logits are computed: the same log-probabilities, entropy
-    and gradients (head weights and bias, and the latent below it) as over every action; with many, every action."""
-    rng = np.random.default_rng(1)
-    n, rows = 300, 64
-    _, masks, actions = _random_case(rng, rows, n)
-    if sparse:
-        masks[:, 40:] = False
-        masks[:, 0] = True
-        actions = torch.as_tensor([rng.choice(np.flatnonzero(m)) for m in masks.numpy()])
-    head = torch.nn.Linear(16, n)
-    latent = torch.as_tensor(rng.normal(size=(rows, 16)), dtype=torch.float32)
-    w = torch.as_tensor(rng.normal(size=rows), dtype=torch.float32)
-
-    def run(subset):
-        head.zero_grad()
-        x = latent.clone().requires_grad_(True)
-        logits, m, a = legal_logits(head, x, masks, actions) if subset else (head(x), masks, actions)
-        lp, ent = masked_log_prob_entropy(logits, m, a)
-        ((lp * w).sum() + 0.3 * (ent * w).sum()).backward()
-        return logits.shape[1], lp, ent, x.grad, head.weight.grad.clone(), head.bias.grad.clone()
-
-    kept, *got = run(True)
-    full, *want = run(False)
-    assert kept == (int(masks.any(0).sum()) if sparse else n) and full == n
-    assert (kept <= SUBSET_SHARE * n) == sparse
-    for g, r in zip(got, want):
-        torch.testing.assert_close(g, r, rtol=1e-5, atol=1e-6)
-
-
 def test_sampling_draws_legal_actions_with_the_masked_probabilities():
     torch.manual_seed(0)
     rng = np.random.default_rng(1)
@@ -145,6 +114,51 @@ def test_rollout_buffer_gives_sb3s_minibatches():
                 a, b = getattr(g, name), getattr(w, name)
                 assert torch.equal(a.float(), b.float()), name
             assert g.action_masks.dtype == torch.bool
+
+
+@pytest.mark.parametrize("legal_share", [0.1, 0.9])
+def test_legal_only_minibatches_change_nothing_but_the_cost(legal_share):
+    """`get(legal_only=True)` keeps the mask columns of the actions legal in some state of the rollout, and numbers
+    the actions among them, when they are few: the loss over those logits (`legal_logits`) has the same values and
+    gradients as over every action. When many are legal, every column is kept."""
+    steps, n_envs, n = 16, 4, 200
+    buf = FastMaskableRolloutBuffer(steps, _obs_space(), spaces.Discrete(n), device="cpu", n_envs=n_envs)
+    rng = np.random.default_rng(4)
+    sometimes = rng.random(n) < legal_share
+    sometimes[:2] = True
+    for _ in range(steps):
+        masks = (rng.random((n_envs, n)) < 0.5) & sometimes
+        masks[:, 0] = True
+        actions = np.array([[rng.choice(np.flatnonzero(m))] for m in masks])
+        buf.add(rng.normal(size=(n_envs, 5)).astype(np.float32), actions, np.zeros(n_envs, np.float32),
+                np.zeros(n_envs, bool), torch.zeros(n_envs, 1), torch.zeros(n_envs), action_masks=masks)
+    buf.compute_returns_and_advantage(torch.zeros(n_envs, 1), np.zeros(n_envs, bool))
+    np.random.seed(2)
+    full = list(buf.get(32))
+    np.random.seed(2)
+    legal = list(buf.get(32, legal_only=True))
+    kept = buf.kept
+    if legal_share > SUBSET_SHARE:
+        assert kept is None
+        return
+    assert kept.tolist() == np.flatnonzero(buf.action_masks.any(axis=0)).tolist() and len(kept) < SUBSET_SHARE * n
+    head = torch.nn.Linear(8, n)
+    for f, g in zip(full, legal):
+        assert torch.equal(f.observations, g.observations) and torch.equal(f.advantages, g.advantages)
+        assert torch.equal(f.action_masks[:, kept], g.action_masks)
+        assert torch.equal(kept[g.actions.long().flatten()], f.actions.long().flatten())
+        latent = torch.as_tensor(rng.normal(size=(len(f.actions), 8)), dtype=torch.float32)
+        w = torch.as_tensor(rng.normal(size=len(f.actions)), dtype=torch.float32)
+        results = []
+        for sample, cols in ((f, None), (g, kept)):
+            head.zero_grad()
+            x = latent.clone().requires_grad_(True)
+            lp, ent = masked_log_prob_entropy(legal_logits(head, x, cols), sample.action_masks,
+                                              sample.actions.long().flatten())
+            ((lp * w).sum() + 0.3 * (ent * w).sum()).backward()
+            results.append((lp, ent, x.grad, head.weight.grad.clone(), head.bias.grad.clone()))
+        for a, b in zip(*results):
+            torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
 
 
 def _tiny_env(n_envs=4):
