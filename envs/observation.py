@@ -173,7 +173,7 @@ class ObservationEncoder:
         """Squares of the map within reach of any of `reaches` ((x, y), reach) (not their own squares unless
         another reaches them), padded by the window radius; cached per map and threatening units."""
         geo = grid._geometry
-        per_map = geo.__dict__.setdefault("obs_threat", {})
+        per_map = geo.memo.setdefault("obs_threat", {})
         key = (self.radius, reaches)
         got = per_map.get(key)
         if got is None:
@@ -192,7 +192,7 @@ class ObservationEncoder:
         padding, unit and threat planes zero; cached per map and state of its doors. (The Python encoder's: the C
         one reads the terrain from `Grid.kind_codes` through the spec's plane of each kind.)"""
         geo = grid._geometry
-        per_map = geo.__dict__.setdefault("obs_planes", {})
+        per_map = geo.memo.setdefault("obs_planes", {})
         ob, br = grid.open_doors, grid.broken
         key = (self.radius, frozenset(ob), frozenset(br)) if ob or br else self.radius
         got = per_map.get(key)

@@ -521,6 +521,9 @@ class _Geometry:
         self.blocked_reach: dict[tuple, dict[int, int]] = {}  # (start, budget, doors, blockers) -> reachable
         self._trans: dict[object, list] = {}
         self._flat: dict[object, array] = {}
+        # the rulesets' own caches for this map, under names they own ("saga_sight", ...): an attribute, since
+        # reading `__dict__` would leave every attribute of the geometry on Python's slow lookup path
+        self.memo: dict[str, object] = {}
 
     @cached_property
     def neighbours(self) -> list[tuple[tuple[int, bool], ...]]:

@@ -159,7 +159,7 @@ def test_sight_memo_lines_the_kernel_traced_are_the_grids():
             b.step(policy.choose(b))
         g = b.enc.grid
         size = g.width * g.height
-        memo = g._geometry.__dict__.get("saga_sight", {}).get(g.line_codes())
+        memo = g._geometry.memo.get("saga_sight", {}).get(g.line_codes())
         assert memo is not None
         for i in range(size):
             for j in range(i, size):

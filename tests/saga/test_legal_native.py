@@ -303,7 +303,7 @@ def test_the_sight_memo_follows_the_doors_per_map_and_state():
     check(twin)
     twin.grid.open_doors.clear()
     check(twin)
-    assert "saga_sight" in g._geometry.__dict__ and len(g._geometry.saga_sight) >= 2
+    assert "saga_sight" in g._geometry.memo and len(g._geometry.memo["saga_sight"]) >= 2
 
 
 def test_move_masks_match_the_python_threat_map_and_enemy_squares():

@@ -76,7 +76,7 @@ static PyObject *T_STR[N_T], *O_STR[N_O], *Q_STR[N_Q];
     X(quick_draw) X(trained) X(acrobatics) X(items) X(aimed) X(second_winds) X(winds_used) X(hp) X(max_hp)   \
     X(modes) X(persistent) X(aoo_used) X(metric) X(alternating) X(chebyshev) X(terrain) X(open_doors)        \
     X(broken) X(_geometry) X(extra) X(ground) X(owner) X(objects) X(disabled) X(update)                      \
-    X(saga_legal_map) X(saga_legal_codes) X(saga_sight)
+    X(saga_legal_map) X(saga_legal_codes) X(saga_sight) X(memo)
 #define DECLARE(n) static PyObject *S_##n;
 NAMES(DECLARE)
 #undef DECLARE
@@ -312,7 +312,7 @@ typedef struct {
     const unsigned char *terrain; /* static codes (the same) */
     char *arena;        /* scratch space of the call (see scratch), ARENA bytes */
     size_t arena_used;
-    PyObject *geo_dict, *sight_obj; /* the map's geometry.__dict__, the sight memo (see sight_table) */
+    PyObject *geo_dict, *sight_obj; /* the map's geometry.memo, the sight memo (see sight_table) */
     unsigned char *sight_tab;
     unsigned char *kind;          /* codes now */
     int *occ;                     /* id of the (last) active unit on a square, -1 */
@@ -556,8 +556,12 @@ static int static_map(Ctx *c, PyObject **out) {
     int *nb;
     if (!geo)
         return -1;
-    if (!(d = PyObject_GenericGetDict(geo, NULL)))
+    if (!(d = PyObject_GetAttr(geo, S_memo)))
         goto error;
+    if (!PyDict_Check(d)) {
+        PyErr_SetString(PyExc_TypeError, "a map's geometry memo must be a dict");
+        goto error;
+    }
     got = PyDict_GetItemWithError(d, S_saga_legal_map);
     if (got) {
         if (!PyBytes_Check(got) || (size_t)PyBytes_GET_SIZE(got) != table + c->size) {
@@ -624,7 +628,7 @@ done:
 }
 
 /* The sight memo of the map's lines as the doors and broken objects stand (shared with _observe.c, which says
- * how it is kept): geometry.__dict__["saga_sight"][line codes] for the line codes of every square now (the bytes
+ * how it is kept): geometry.memo["saga_sight"][line codes] for the line codes of every square now (the bytes
  * of Grid.line_codes; with no door open and nothing broken the ones of the terrain, kept as
  * geometry.saga_legal_codes): _line.h's sight_memo. */
 static int sight_table(Ctx *c) {

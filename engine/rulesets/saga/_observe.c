@@ -70,7 +70,7 @@ typedef struct {
 
 static PyObject *PROFILES; /* id(stats) -> (stats, capsule of a Profile) */
 static PyObject *S_units, *S_grid, *S_width, *S_metric, *S_pos, *S_down, *S_side, *S_id, *S_stats, *S_state,
-    *S__geometry, *S_saga_sight;
+    *S__geometry, *S_saga_sight, *S_memo;
 
 /* A unit's attributes, read from its class's __slots__ where it has them (engine/core/_slots.h). */
 enum { A_POS, A_DOWN, A_SIDE, A_ID, A_STATS, A_STATE, N_ATTRS };
@@ -729,9 +729,10 @@ static int sight_table(PyObject *grid, PyObject *codes, Py_ssize_t size, PyObjec
         return 0;
     if (!(geo = PyObject_GetAttr(grid, S__geometry)))
         return -1;
-    if (!(d = PyObject_GenericGetDict(geo, NULL))) {
+    if (!(d = PyObject_GetAttr(geo, S_memo)) || !PyDict_Check(d)) {
+        Py_XDECREF(d);
         Py_DECREF(geo);
-        PyErr_Clear(); /* no __dict__: no memo */
+        PyErr_Clear(); /* no memo dict: no memo */
         return 0;
     }
     rc = sight_memo(d, S_saga_sight, codes, size, out);
@@ -1255,6 +1256,7 @@ PyMODINIT_FUNC PyInit__observe(void) {
     INTERN(S_state, "state")
     INTERN(S__geometry, "_geometry")
     INTERN(S_saga_sight, "saga_sight")
+    INTERN(S_memo, "memo")
 #undef INTERN
     for (k = 0; k < N_FIELDS; k++)
         if (!(FIELD_NAMES[k] = PyUnicode_InternFromString(FIELD_TEXT[k])))

@@ -47,7 +47,7 @@ static PyObject *S__threat_fields, *S__offense_fields, *S__table, *S__armed, *S_
     *S_reach_value, *S__melee, *S_expected_damage, *S_kill_chance, *S_alternating, *S_chebyshev, *S__geometry,
     *S_line, *S__threats, *S_line_codes, *S_class_info, *S_misc, *S_move, *S_withdraw, *S_run, *S_saga_sight, *S_end, *S_strike_parts, *S_threat_parts, *S_parts, *S_attack, *S_ranged_attack,
     *S_melee_attack, *S_aimed, *S_can_move_after, *S_best_reposition, *S_aim, *S_can_attack_after,
-    *S_can_strike, *S_fight_defensively, *S_total_defense, *S_charge, *S_charge_end;
+    *S_can_strike, *S_fight_defensively, *S_total_defense, *S_charge, *S_charge_end, *S_memo;
 
 /* A field's values by slot (a square, or a square and whether aimed) in C, kept in the field's dict under the key
  * None (the Python path keys it by squares only): a bytearray of a count, a code per slot (0: not known yet, else
@@ -604,9 +604,10 @@ static int open_memo(Kernel *k) {
         return -1;
     if (!(geo = view_geometry(k)))
         return -1;
-    if (!(d = PyObject_GenericGetDict(geo, NULL))) {
+    if (!(d = PyObject_GetAttr(geo, S_memo)) || !PyDict_Check(d)) {
+        Py_XDECREF(d);
         Py_DECREF(geo);
-        PyErr_Clear(); /* no __dict__: no memo */
+        PyErr_Clear(); /* no memo dict: no memo */
         return 0;
     }
     rc = sight_memo(d, S_saga_sight, k->codes, size, &k->memo_obj);
@@ -2399,6 +2400,7 @@ PyMODINIT_FUNC PyInit__tactics(void) {
     INTERN(S_line, "line")
     INTERN(S__threats, "_threats")
     INTERN(S_line_codes, "line_codes")
+    INTERN(S_memo, "memo")
     INTERN(S_class_info, "class_info")
     INTERN(S_misc, "misc")
     INTERN(S_move, "move")

@@ -41,9 +41,9 @@ ATTACKS = {"melee_attack", "ranged_attack", "charge", "full_attack", "disarm", "
 def _doors(g) -> tuple[int, ...]:
     """Door squares of a map (static; kept with the map's shared geometry)."""
     geo = g._geometry
-    got = geo.__dict__.get("saga_doors")
+    got = geo.memo.get("saga_doors")
     if got is None:
-        got = geo.__dict__["saga_doors"] = tuple(i for i, t in enumerate(g.terrain) if t == "door")
+        got = geo.memo["saga_doors"] = tuple(i for i, t in enumerate(g.terrain) if t == "door")
     return got
 
 
@@ -115,7 +115,7 @@ def _square_decisions(g) -> _SquareDecisions:
 def _per_doors(g, name: str) -> dict:
     """A memo kept with the map's shared geometry, one per state of its doors and broken objects."""
     geo = g._geometry
-    tables = geo.__dict__.setdefault(name, {})
+    tables = geo.memo.setdefault(name, {})
     key = g._door_key()
     got = tables.get(key)
     if got is None:
@@ -1287,7 +1287,7 @@ class SagaRuleset(Ruleset):
             return got
         g = enc.grid
         threat = self._threatening(enc, a)
-        per_map = g._geometry.__dict__.setdefault("saga_threats", {})
+        per_map = g._geometry.memo.setdefault("saga_threats", {})
         out = per_map.get(threat)
         if out is None:
             out = {}

@@ -91,7 +91,7 @@ class SagaTactics:
 
     def map_token(self, g) -> int:
         """A number standing for the map g is (its shared geometry), never reused for another map."""
-        geo = g._geometry.__dict__  # kept with the map's geometry: per tactics object, its number for the map
+        geo = g._geometry.memo  # kept with the map's geometry: per tactics object, its number for the map
         tokens = geo.get("saga_map_tokens")
         if tokens is None:
             tokens = geo["saga_map_tokens"] = {}

@@ -46,7 +46,7 @@ def terrain_codes(g) -> bytes:
     64 / 128 a door / low or heavy cover of the terrain, not broken (`SagaTactics.cover_squares`); cached per map and
     door state."""
     key = g._door_key()
-    geo = g._geometry.__dict__
+    geo = g._geometry.memo
     per_map = geo.get("saga_terrain_codes")
     if per_map is None:
         per_map = geo["saga_terrain_codes"] = {}
