@@ -104,7 +104,8 @@ def legal_logits(head: th.nn.Module, latent: th.Tensor, kept: th.Tensor | None) 
     and actions are restricted and renumbered the same way (FastMaskableRolloutBuffer `get(legal_only=True)`)."""
     if kept is None:
         return head(latent)
-    return F.linear(latent, head.weight.index_select(0, kept), None if head.bias is None else head.bias.index_select(0, kept))
+    bias = None if head.bias is None else head.bias.index_select(0, kept)
+    return F.linear(latent, head.weight.index_select(0, kept), bias)
 
 
 def masked_sample(logits: th.Tensor, masks: th.Tensor, u: th.Tensor | None = None) -> tuple[th.Tensor, th.Tensor]:
@@ -183,10 +184,7 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
             legal_only: bool = False) -> Generator[MaskableRolloutBufferSamples, None, None]:
         """Minibatches as SB3 cuts them. With `legal_only`, if the actions legal in some state of the rollout are at
         most `SUBSET_SHARE` of them, the samples' masks hold only those actions' columns and the actions are
-        numbered among them: `kept` (a tensor; None when every column is kept) says which. A masked action has
-        probability 0 exactly and its logit no gradient, so the loss computed over those columns
-        (`legal_logits`) is the same, and its gradients; on Saga skirmishes ~420 of the 1,519 actions are kept,
-        which cuts the action head's product, its gradient and the passes over the logits to a quarter."""
+        numbered among them: `kept` (a tensor; None when every column is kept) says which, for `legal_logits`."""
         assert self.full, ""
         total = self.buffer_size * self.n_envs
         indices = np.random.permutation(total)
