@@ -460,6 +460,7 @@ def run(cfg: TrainConfig | None = None, run_dir: Path | None = None, resume: Pat
             # keep what was learned; --resume continues from here once the cause is fixed
             ck = save_model(model, run_dir / "checkpoints" / f"step_{model.num_timesteps}.zip", cfg)
             say(f"training failed at step {model.num_timesteps}; checkpoint {ck}")
+            venv.close()  # the env workers still alive
             raise
     wall = time.time() - t0
     before = json.loads((run_dir / "result.json").read_text()).get("wall_time_s", 0.0) \

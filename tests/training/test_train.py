@@ -153,6 +153,36 @@ def test_env_workers_train_the_same_way_with_the_league_in_step(tmp_path):
     assert all(ev["vs"][k]["episodes"] == cfg.eval.final_episodes for k in ("random", "heuristic"))
 
 
+def test_a_run_whose_env_worker_dies_stops_with_an_error_and_keeps_a_checkpoint(tmp_path, monkeypatch):
+    """An env worker killed mid-rollout (a crash, the out-of-memory killer) ends the run with WorkerDied naming the
+    exit code, not a learner waiting for it forever; what was learned is checkpointed for --resume."""
+    import os
+    import signal
+
+    from agents.forked import WorkerDied
+    from envs.tactics_env import TacticsEnv
+
+    learner, real, calls = os.getpid(), TacticsEnv.step, [0]
+
+    def step(self, action):  # the forked env workers inherit this
+        if os.getpid() != learner:
+            calls[0] += 1
+            if calls[0] == 300:  # in the second rollout
+                os.kill(os.getpid(), signal.SIGKILL)
+        return real(self, action)
+
+    monkeypatch.setattr(TacticsEnv, "step", step)
+    cfg = load_config("configs/saga/smoke.yaml", ["train.workers=2", "imitation.samples=0"])
+    import multiprocessing
+    before = set(multiprocessing.active_children())
+    with pytest.raises(WorkerDied, match="exit code -9"):
+        run(cfg, root=tmp_path)
+    assert not set(multiprocessing.active_children()) - before  # the other env worker is closed too
+    (run_dir,) = tmp_path.iterdir()
+    steps = sorted(int(p.stem.split("_")[1]) for p in (run_dir / "checkpoints").glob("step_*.zip"))
+    assert steps[0] == 512 and len(steps) == 2 and 512 < steps[1] < 1024  # the cadence's, then the failure's
+
+
 def test_update_threads_apply_to_the_updates_only():
     import torch
 
