@@ -239,11 +239,12 @@ class _View:
         return self._sight(apos[1] * w + apos[0], tpos[1] * w + tpos[0])
 
     def state_key(self) -> int:
-        """Everything square values depend on: every unit's state and square (but the actor's square)."""
+        """Everything square values depend on: every unit's state and square (but the actor's square), and which
+        enemies have spent their attack of opportunity (a shot's worth counts the ones it provokes)."""
         a = self.a
         return self.tac.token((a.id, self.world, tuple(
             (u.id, self.att[u.id], self.tgt[u.id], u.pos if u.id != a.id else None)
-            for u in self.enc.units if u.active)))
+            for u in self.enc.units if u.active), tuple(e.id for e in self.enemies if e.state["aoo_used"])))
 
     def key_squares(self) -> set[tuple[int, int]]:
         """Squares worth a look beyond a coarse lattice: next to cover, within reach of an enemy, next to

@@ -381,8 +381,12 @@ class _View:
         return self._sight(apos[1] * w + apos[0], tpos[1] * w + tpos[0])
 
     def state_key(self) -> int:
-        """Everything square values depend on: every unit's state and square (but the actor's square)."""
-        return self.tac.token((self.a.id, self.world, self._units))
+        """Everything square values depend on: every unit's state and square (but the actor's square), and which
+        enemies have spent their attack of opportunity this round (`aoo_used`, in neither signature): a shot's worth
+        from a square (`best_attack`, and `pos_value` through it) counts the attacks of opportunity it provokes
+        there (`aoo_cost`), and an enemy that took one on the actor's move no longer takes one on its shot."""
+        spent = tuple([e.id for e in self.enemies if e.state["aoo_used"]])
+        return self.tac.token((self.a.id, self.world, self._units, spent))
 
     def kernel(self, turn, pos_memo: dict, offense_memo: dict, targets: dict, weights: tuple):
         """The heuristic's square values for this view in C (`_tactics.Kernel`: `pos_value`, `best_attack`,
