@@ -48,9 +48,15 @@ def register(app: typer.Typer) -> None:
         except InputError as e:
             console.print(f"[red]{e}[/red]", highlight=False)
             raise typer.Exit(2)
+        from agents.forked import WorkerDied
+
         results = {}
         for name, opp in opponents.items():
-            summary, _ = evaluate(learner, opp, rs, episodes, seed, source, workers=workers)
+            try:
+                summary, _ = evaluate(learner, opp, rs, episodes, seed, source, workers=workers)
+            except WorkerDied as e:
+                console.print(f"[red]{e}[/red]", highlight=False)
+                raise typer.Exit(1)
             results[name] = summary
         if as_json:
             first = results[vs[0]]

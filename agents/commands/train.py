@@ -33,12 +33,16 @@ def register(app: typer.Typer) -> None:
             except ConfigError as e:
                 console.print(f"[red]{config}: {e}[/red]", highlight=False)
                 raise typer.Exit(2)
+        from agents.forked import WorkerDied
         from agents.train import run
         try:
             result = run(cfg, resume=resume, root=runs, console=console)
         except (FileNotFoundError, ConfigError) as e:
             console.print(f"[red]{e}[/red]", highlight=False)
             raise typer.Exit(2)
+        except WorkerDied as e:  # the checkpoint of that moment is saved (run says where): --resume continues
+            console.print(f"[red]{e}[/red]", highlight=False)
+            raise typer.Exit(1)
         console.print(f"run: {result['run_dir']}  steps: {result['steps']}  "
                       f"({result['steps_per_second']:.0f} steps/s)  model: {result['model']}")
         ev = result.get("eval")

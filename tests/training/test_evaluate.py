@@ -102,3 +102,27 @@ def test_eval_command_json_and_table():
     assert table.exit_code == 0 and "win" in table.output
     bad = CliRunner().invoke(app, ["eval", "nowhere.zip", "--episodes", "2"])
     assert bad.exit_code == 2 and "nowhere.zip" in bad.output
+
+
+def test_eval_command_reports_a_dead_worker_without_a_traceback(monkeypatch):
+    """An evaluation worker killed mid-episode: `tactician eval --workers 2` says so in one line and exits 1."""
+    import os
+    import signal
+
+    from typer.testing import CliRunner
+
+    from agents.cli import app
+    from engine.core.battle import Battle
+
+    parent, real = os.getpid(), Battle.step
+
+    def step(self, decision):  # the forked workers inherit this
+        if os.getpid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(self, decision)
+
+    monkeypatch.setattr(Battle, "step", step)
+    out = CliRunner().invoke(app, ["eval", "random", "--ruleset", "saga", "--vs", "random", "--episodes", "4",
+                                   "--workers", "2"])
+    assert out.exit_code == 1 and "died" in out.output and "exit code" in out.output
+    assert "Traceback" not in out.output
