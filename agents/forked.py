@@ -20,6 +20,9 @@ from typing import Any
 from .heap import settle_worker
 
 
+EXIT_CODES = "-11 is a segmentation fault, -9 the out-of-memory killer"  # what a dead worker's exit code tells
+
+
 class WorkerDied(RuntimeError):
     """A forked worker ended before it returned its results."""
 
@@ -46,9 +49,9 @@ def forked_map(fn: Callable[[Any], Any], items: Iterable[Any], workers: int, chu
     except BrokenProcessPool as e:
         codes = sorted({p.exitcode for p in (ex._processes or {}).values() if p.exitcode})
         raise WorkerDied(f"a worker process died before returning its results (exit code {codes or 'unknown'}; "
-                         f"-11 is a segmentation fault, -9 the out-of-memory killer): {e}") from e
+                         f"{EXIT_CODES}): {e}") from e
     finally:
         ex.shutdown(wait=True, cancel_futures=True)
 
 
-__all__ = ["WorkerDied", "forked_map", "worker_signals"]
+__all__ = ["EXIT_CODES", "WorkerDied", "forked_map", "worker_signals"]

@@ -41,7 +41,7 @@ from multiprocessing.reduction import ForkingPickler
 from stable_baselines3.common.vec_env import DummyVecEnv
 from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper, VecEnv, VecEnvIndices, VecEnvStepReturn
 
-from .forked import WorkerDied, worker_signals
+from .forked import EXIT_CODES, WorkerDied, worker_signals
 from .heap import settle_worker
 
 
@@ -275,8 +275,7 @@ class ShardedVecEnv(VecEnv):
         except (EOFError, ConnectionResetError) as e:
             p = self.processes[w]
             p.join(timeout=1)
-            raise WorkerDied(f"ShardedVecEnv worker {w} died (exit code {p.exitcode}; -11 is a segmentation fault, "
-                             f"-9 the out-of-memory killer)") from e
+            raise WorkerDied(f"ShardedVecEnv worker {w} died (exit code {p.exitcode}; {EXIT_CODES})") from e
 
     def _gather(self, workers: Sequence[int]) -> list[Any]:
         """The answer of each worker, all read before an env's failure is raised (with its traceback)."""
