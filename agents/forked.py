@@ -5,8 +5,10 @@ starts a new worker and waits for the lost task forever. `forked_map` uses `Proc
 sees the death and raises `WorkerDied`, naming the exit code.
 
 Forked workers inherit the parent's signal handlers. A training run turns SIGTERM into a KeyboardInterrupt
-(agents/train.py `_sigterm_stops`), so a worker forked while the learner trains would raise it wherever it happened
-to be when it was told to stop. `worker_signals` puts SIGTERM back to its default, ending the process at once.
+(agents/train.py `_sigterm_stops`), so a worker forked while the learner trains runs that handler when it is told to
+stop; a signal that arrives just as the worker blocks (on a queue's semaphore, say) is then never handled, and the
+worker never ends (session 10's CI hang). `worker_signals` puts SIGTERM back to its default: the kernel ends the
+process at once.
 """
 from __future__ import annotations
 
@@ -40,14 +42,14 @@ def _start_worker() -> None:
 
 
 def forked_map(fn: Callable[[Any], Any], items: Iterable[Any], workers: int, chunksize: int = 1) -> Iterator[Any]:
-    """`fn(item)` for each item, in `workers` forked processes, yielded in the items' order. `fn` and what it
-    reaches are inherited by the fork, not pickled; the results are pickled back. Raises `WorkerDied` if a worker
-    ends before returning its results."""
+    """`fn(item)` for each item, in `workers` forked processes, yielded in the items' order. `fn` is a module-level
+    function (pickled by name); what it reaches is inherited by the fork; the items and results are pickled. Raises
+    `WorkerDied` if a worker ends before returning its results."""
     ex = ProcessPoolExecutor(workers, mp_context=get_context("fork"), initializer=_start_worker)
     try:
         yield from ex.map(fn, items, chunksize=chunksize)
     except BrokenProcessPool as e:
-        codes = sorted({p.exitcode for p in (ex._processes or {}).values() if p.exitcode})
+        codes = sorted({p.exitcode for p in (ex._processes or {}).values() if p.exitcode})  # the executor's own
         raise WorkerDied(f"a worker process died before returning its results (exit code {codes or 'unknown'}; "
                          f"{EXIT_CODES}): {e}") from e
     finally:
