@@ -7,7 +7,7 @@ sees the death and raises `WorkerDied`, naming the exit code.
 Forked workers inherit the parent's signal handlers. A training run turns SIGTERM into a KeyboardInterrupt
 (agents/train.py `_sigterm_stops`), so a worker forked while the learner trains runs that handler when it is told to
 stop; a signal that arrives just as the worker blocks (on a queue's semaphore, say) is then never handled, and the
-worker never ends (session 10's CI hang). `worker_signals` puts SIGTERM back to its default: the kernel ends the
+worker never ends (the CI hang of 2026-12-01). `worker_signals` puts SIGTERM back to its default: the kernel ends the
 process at once.
 """
 from __future__ import annotations
