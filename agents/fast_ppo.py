@@ -9,7 +9,7 @@ What differs from `sb3_contrib.MaskablePPO`, and why it learns the same thing:
     log-probabilities, entropy and gradients (to float rounding; tests/training/test_fast_ppo.py), the same
     distribution sampled (by its cumulative sum);
   * the updates compute logits only for the actions legal in some state of the rollout (buffer
-    `get(legal_only=True)`, `legal_logits`; with a plain Linear action head): a masked action has probability 0
+    `legal_columns`, `get(legal_only=True)`, `legal_logits`; with a plain Linear action head): a masked action has probability 0
     and no gradient, so the loss and its gradients are the same, at about a quarter of the action head's cost
     on Saga skirmishes (~420 of 1,519 actions);
   * rollouts run a plain MLP policy on transposed copies of its weights taken at the start of each rollout
@@ -101,7 +101,7 @@ def masked_log_prob_entropy(logits: th.Tensor, masks: th.Tensor, actions: th.Ten
 
 def legal_logits(head: th.nn.Module, latent: th.Tensor, kept: th.Tensor | None) -> th.Tensor:
     """The action head's logits for the actions `kept` only (all of them if None), for a minibatch whose masks
-    and actions are restricted and renumbered the same way (FastMaskableRolloutBuffer `get(legal_only=True)`)."""
+    and actions are restricted and renumbered the same way (FastMaskableRolloutBuffer `legal_columns`)."""
     if kept is None:
         return head(latent)
     bias = None if head.bias is None else head.bias.index_select(0, kept)
@@ -160,8 +160,7 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
         self.actions = np.zeros((steps, n, self.action_dim), dtype=self.action_space.dtype)
         self.generator_ready = False
         self._tensors: dict[str, th.Tensor] = {}
-        self._legal_only: tuple[th.Tensor | None, dict[str, th.Tensor]] | None = None
-        self.kept: th.Tensor | None = None
+        self._legal_only: tuple[th.Tensor | None, dict[str, th.Tensor]] | None = None  # `legal_columns`
         self.pos, self.full = 0, False
 
     def add(self, obs: np.ndarray, action: np.ndarray, reward: np.ndarray, episode_start: np.ndarray,
@@ -182,52 +181,56 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
 
     def get(self, batch_size: int | None = None,  # type: ignore[override]
             legal_only: bool = False) -> Generator[MaskableRolloutBufferSamples, None, None]:
-        """Minibatches as SB3 cuts them. With `legal_only`, if the actions legal in some state of the rollout are at
-        most `SUBSET_SHARE` of them, the samples' masks hold only those actions' columns and the actions are
-        numbered among them: `kept` (a tensor; None when every column is kept) says which, for `legal_logits`."""
+        """Minibatches as SB3 cuts them. With `legal_only`, the samples' masks hold only the columns of
+        `legal_columns()` and the actions are numbered among them (the same samples when that is None)."""
         assert self.full, ""
         total = self.buffer_size * self.n_envs
         indices = np.random.permutation(total)
-        if not self.generator_ready:
-            for name in ("actions", "values", "log_probs", "advantages", "returns"):
-                setattr(self, name, self.swap_and_flatten(getattr(self, name)))
-            self.observations = self._obs_env_major.reshape(total, *self.obs_shape)
-            self.action_masks = self._masks_env_major.reshape(total, self.mask_dims)
-            self._tensors = {
-                "observations": th.from_numpy(self.observations),
-                "actions": th.from_numpy(self.actions.astype(np.float32)),
-                "old_values": th.from_numpy(self.values.reshape(-1)),
-                "old_log_prob": th.from_numpy(self.log_probs.reshape(-1)),
-                "advantages": th.from_numpy(self.advantages.reshape(-1)),
-                "returns": th.from_numpy(self.returns.reshape(-1)),
-                "action_masks": th.from_numpy(self.action_masks),
-            }
-            self._legal_only = None
-            self.generator_ready = True
-        self.kept = None
-        if legal_only:
-            self._restrict()
-            self.kept = self._legal_only[0]
+        kept = self.legal_columns() if legal_only else None  # also flattens the buffer, once
+        self._flatten()
+        tensors = self._tensors if kept is None else {**self._tensors, **self._legal_only[1]}
         if batch_size is None:
             batch_size = total
         order = th.from_numpy(indices)
-        tensors = self._tensors if self.kept is None else {**self._tensors, **self._legal_only[1]}
         for start in range(0, total, batch_size):
             yield self._take(order[start:start + batch_size], tensors)
 
-    def _restrict(self) -> None:
-        """`_legal_only`: (kept columns or None, the masks and actions tensors restricted to them), once a rollout."""
-        if self._legal_only is not None:
+    def legal_columns(self) -> th.Tensor | None:
+        """The actions legal in some state of the rollout, if they are at most `SUBSET_SHARE` of them, else None
+        (every action): the columns `get(legal_only=True)` keeps, for `legal_logits`. Worked out once a rollout."""
+        self._flatten()
+        if self._legal_only is None:
+            kept = np.flatnonzero(self.action_masks.any(axis=0))
+            if len(kept) > SUBSET_SHARE * self.mask_dims:
+                self._legal_only = (None, {})
+            else:
+                renumber = np.zeros(self.mask_dims, dtype=np.float32)
+                renumber[kept] = np.arange(len(kept))
+                self._legal_only = (th.from_numpy(kept), {
+                    "action_masks": th.from_numpy(np.ascontiguousarray(self.action_masks[:, kept])),
+                    "actions": th.from_numpy(renumber[self.actions.astype(np.int64)])})
+        return self._legal_only[0]
+
+    def _flatten(self) -> None:
+        """Once a rollout: the arrays flattened as SB3 does before an update, and their tensors."""
+        if self.generator_ready:
             return
-        kept = np.flatnonzero(self.action_masks.any(axis=0))
-        if len(kept) > SUBSET_SHARE * self.mask_dims:
-            self._legal_only = (None, {})
-            return
-        renumber = np.zeros(self.mask_dims, dtype=np.float32)
-        renumber[kept] = np.arange(len(kept))
-        self._legal_only = (th.from_numpy(kept), {
-            "action_masks": th.from_numpy(np.ascontiguousarray(self.action_masks[:, kept])),
-            "actions": th.from_numpy(renumber[self.actions.astype(np.int64)])})
+        total = self.buffer_size * self.n_envs
+        for name in ("actions", "values", "log_probs", "advantages", "returns"):
+            setattr(self, name, self.swap_and_flatten(getattr(self, name)))
+        self.observations = self._obs_env_major.reshape(total, *self.obs_shape)
+        self.action_masks = self._masks_env_major.reshape(total, self.mask_dims)
+        self._tensors = {
+            "observations": th.from_numpy(self.observations),
+            "actions": th.from_numpy(self.actions.astype(np.float32)),
+            "old_values": th.from_numpy(self.values.reshape(-1)),
+            "old_log_prob": th.from_numpy(self.log_probs.reshape(-1)),
+            "advantages": th.from_numpy(self.advantages.reshape(-1)),
+            "returns": th.from_numpy(self.returns.reshape(-1)),
+            "action_masks": th.from_numpy(self.action_masks),
+        }
+        self._legal_only = None
+        self.generator_ready = True
 
     def _take(self, idx: th.Tensor, tensors: dict[str, th.Tensor] | None = None) -> MaskableRolloutBufferSamples:
         t = self._tensors if tensors is None else tensors
@@ -520,10 +523,11 @@ class FastMaskablePPO(MaskablePPO):
             chooser.start_update()
             threads_before = th.get_num_threads()
         continue_training = True
-        legal_only = type(pol.action_net) is th.nn.Linear  # else the head may read the masked actions' columns
+        # with a plain Linear head, only the logits of actions legal somewhere (else the head may read the others)
+        kept = self.rollout_buffer.legal_columns() if type(pol.action_net) is th.nn.Linear else None
         for epoch in range(self.n_epochs):
             approx_kl_divs = []
-            for rollout_data in self.rollout_buffer.get(self.batch_size, legal_only=legal_only):
+            for rollout_data in self.rollout_buffer.get(self.batch_size, legal_only=kept is not None):
                 if chooser is not None:
                     threads = chooser.next()
                     th.set_num_threads(threads)
@@ -531,7 +535,7 @@ class FastMaskablePPO(MaskablePPO):
                 latent_pi, latent_vf = self._latents(rollout_data.observations)
                 values = pol.value_net(latent_vf).flatten()
                 log_prob, entropy = masked_log_prob_entropy(
-                    legal_logits(pol.action_net, latent_pi, self.rollout_buffer.kept), rollout_data.action_masks,
+                    legal_logits(pol.action_net, latent_pi, kept), rollout_data.action_masks,
                     rollout_data.actions.long().flatten())
                 advantages = rollout_data.advantages
                 if self.normalize_advantage:

@@ -630,7 +630,7 @@ done:
 /* The sight memo of the map's lines as the doors and broken objects stand (shared with _observe.c, which says
  * how it is kept): geometry.memo["saga_sight"][line codes] for the line codes of every square now (the bytes
  * of Grid.line_codes; with no door open and nothing broken the ones of the terrain, kept as
- * geometry.saga_legal_codes): _line.h's sight_memo. */
+ * geometry.memo["saga_legal_codes"]): _line.h's sight_memo. */
 static int sight_table(Ctx *c) {
     PyObject *key = NULL, *got;
     int rc = -1, i;
