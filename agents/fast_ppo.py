@@ -29,7 +29,9 @@ What differs from `sb3_contrib.MaskablePPO`, and why it learns the same thing:
   * with `worker_rollouts` and a plain MLP policy the env workers play the whole rollout themselves with a copy of
     the policy (`WorkerActor`, frozen for the rollout as PPO has it; ShardedVecEnv `start_rollout`) and stream the
     steps back, which the callbacks and the buffer take one at a time: the same algorithm without a round trip per
-    step; the samples come from uniforms drawn at the rollout's start, so they differ from lockstep's.
+    step; the samples come from uniforms drawn at the rollout's start, so they differ from lockstep's. The copy acts
+    in C (`agents/_act.c`: layers summed over their non-zero inputs, logits for the legal actions only; the same
+    draws, log-probabilities and values to float rounding), ~0.5 ms a step of 32 envs against ~3 ms in torch.
 
 The policy is the standard `MaskableActorCriticPolicy` (`"MlpPolicy"`) and nothing of this class goes into a
 saved zip: models save and load as plain MaskablePPO models (`MaskablePPO.load` reads them, and
@@ -58,6 +60,11 @@ from stable_baselines3.common.vec_env import VecEnv
 from torch.nn import functional as F
 
 from .vec_env import ShardedVecEnv
+
+try:  # the env workers' acting in C (agents/_act.c), built by `pip install`; torch otherwise
+    from . import _act
+except ImportError:  # pragma: no cover - only without a C compiler
+    _act = None
 
 MASKED_LOGIT = -1e8  # what sb3-contrib's MaskableCategorical puts in place of a masked logit
 SUBSET_SHARE = 0.75  # updates compute only the legal actions' logits when they are at most this share of them
@@ -594,18 +601,23 @@ class WorkerActor:
     """The acting half of a plain MLP policy (`_plain_layers` of its actor and critic), frozen for one rollout and
     sent to the env workers (ShardedVecEnv `start_rollout`): `act(obs, masks, u)` -> (actions, values,
     log-probabilities) as the learner's rollout loop computes them (the same layers, `masked_sample` with the
-    uniforms u), in numpy. It runs torch on one thread (its process's setting): the workers are one per core."""
+    uniforms u), in numpy. It runs in C (`agents/_act.c`: each layer summed over its non-zero inputs, logits
+    only for the legal actions; ~0.2 ms for 32 rows against ~3 ms in torch), else torch on one thread (its
+    process's setting): the workers are one per core."""
 
     def __init__(self, actor: list, critic: list):
         # numpy in the message (torch tensors would travel through shared memory), torch again where it acts
         self.layers = [[(kind, None if w is None else w.numpy(), None if b is None else b.numpy()) for kind, w, b in net]
                        for net in (actor, critic)]
         self._torch: list | None = None
+        self._native: tuple | None = None
 
     def __getstate__(self) -> dict:
-        return {"layers": self.layers, "_torch": None}
+        return {"layers": self.layers, "_torch": None, "_native": None}
 
     def act(self, obs: np.ndarray, masks: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if _act is not None:
+            return self._act_native(obs, masks, u)
         if self._torch is None:
             if th.get_num_threads() != 1:
                 th.set_num_threads(1)
@@ -617,6 +629,34 @@ class WorkerActor:
             actions, log_probs = masked_sample(_run_layers(actor, x), th.from_numpy(masks), th.from_numpy(u))
             values = _run_layers(critic, x)
         return actions.numpy(), values.numpy(), log_probs.numpy()
+
+    def _act_native(self, obs: np.ndarray, masks: np.ndarray, u: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self._native is None:
+            actor, critic = (_native_layers(net) for net in self.layers)
+            head_w, head_b, _ = actor.pop()  # the action head by rows: each legal action's logit is one dot product
+            self._native = (tuple(actor), np.ascontiguousarray(head_w.T), head_b, tuple(critic))
+        actor, head_w, head_b, critic = self._native
+        rows = len(obs)
+        actions, values, log_probs = np.empty(rows, np.int64), np.empty((rows, 1), np.float32), np.empty(rows, np.float32)
+        _act.act(np.ascontiguousarray(obs, dtype=np.float32), np.ascontiguousarray(masks, dtype=bool),
+                 np.ascontiguousarray(u, dtype=np.float32), actor, head_w, head_b, critic, actions, values, log_probs)
+        return actions, values, log_probs
+
+
+_ACTIVATION_CODES = {"ReLU": 1, "Tanh": 2}
+
+
+def _native_layers(net: list) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """`_plain_layers` as `_act.act` takes them: [(weight (in, out), bias, activation code after it)]."""
+    out: list[tuple[np.ndarray, np.ndarray, int]] = []
+    for kind, w, b in net:
+        if kind == "linear":
+            out.append((np.ascontiguousarray(w, dtype=np.float32), np.ascontiguousarray(b, dtype=np.float32), 0))
+        else:
+            w_prev, b_prev, _ = out[-1]
+            out[-1] = (w_prev, b_prev, _ACTIVATION_CODES[kind])
+    return out
 
 
 def _plain_layers(modules: list[th.nn.Module]) -> list[tuple[str, th.Tensor | None, th.Tensor | None]] | None:
