@@ -30,7 +30,7 @@ What differs from `sb3_contrib.MaskablePPO`, and why it learns the same thing:
     the policy (`WorkerActor`, frozen for the rollout as PPO has it; ShardedVecEnv `start_rollout`) and stream the
     steps back, which the callbacks and the buffer take one at a time: the same algorithm without a round trip per
     step; the samples come from uniforms drawn at the rollout's start, so they differ from lockstep's. The copy acts
-    in C (`agents/_act.c`: layers summed over their non-zero inputs, logits for the legal actions only; the same
+    in C (`agents/_sparse_mlp.c`: layers summed over their non-zero inputs, logits for the legal actions only; the same
     draws, log-probabilities and values to float rounding), ~0.5 ms a step of 32 envs against ~3 ms in torch.
 
 The policy is the standard `MaskableActorCriticPolicy` (`"MlpPolicy"`) and nothing of this class goes into a
@@ -61,13 +61,14 @@ from torch.nn import functional as F
 
 from .vec_env import ShardedVecEnv
 
-try:  # the env workers' acting in C (agents/_act.c), built by `pip install`; torch otherwise
-    from . import _act
+try:  # products over the observations' non-zeros in C (agents/_sparse_mlp.c), built by `pip install`; torch otherwise
+    from . import _sparse_mlp
 except ImportError:  # pragma: no cover - only without a C compiler
-    _act = None
+    _sparse_mlp = None
 
 MASKED_LOGIT = -1e8  # what sb3-contrib's MaskableCategorical puts in place of a masked logit
 SUBSET_SHARE = 0.75  # updates compute only the legal actions' logits when they are at most this share of them
+SPARSE_SHARE = 0.25  # updates compute the first layers over the observations' non-zeros when they are at most this share
 
 
 # ---- the masked categorical ------------------------------------------------------------------------
@@ -113,6 +114,44 @@ def legal_logits(head: th.nn.Module, latent: th.Tensor, kept: th.Tensor | None) 
         return head(latent)
     bias = None if head.bias is None else head.bias.index_select(0, kept)
     return F.linear(latent, head.weight.index_select(0, kept), bias)
+
+
+class SparseFirstLayers(th.autograd.Function):
+    """The first Linear layers of the nets that read the observations (the actor's and the critic's), side by side:
+    `apply(obs, threads, w1, b1, w2, b2, ...)` -> the layers' outputs concatenated (rows x their widths), computed in
+    C over the observations' non-zero entries (`_sparse_mlp.csr`, `linear_forward`), with the weight gradient
+    x^T g over them too (`linear_backward`) and the bias gradient the sum of g. The same products as `F.linear`
+    (to float rounding: the sums run in another order) at a fraction of their cost for observations that are
+    mostly zeros; the observations get no gradient (they are data)."""
+
+    @staticmethod
+    def forward(ctx, obs: th.Tensor, threads: int, *params: th.Tensor) -> th.Tensor:  # type: ignore[override]
+        x = np.ascontiguousarray(obs.detach().numpy(), dtype=np.float32)
+        rows, cols = x.shape
+        indptr = np.empty(rows + 1, np.int32)
+        indices, values = np.empty(rows * cols, np.int32), np.empty(rows * cols, np.float32)
+        nnz = _sparse_mlp.csr(x, indptr, indices, values)
+        weights, biases = params[0::2], params[1::2]
+        w = th.cat([p.detach() for p in weights]).t().contiguous().numpy()  # inputs x outputs: one row per input
+        b = th.cat([p.detach() for p in biases]).numpy()
+        y = np.empty((rows, w.shape[1]), np.float32)
+        ctx.csr = (indptr, indices[:nnz], values[:nnz])
+        _sparse_mlp.linear_forward(*ctx.csr, w, b, y, threads)
+        ctx.threads, ctx.widths, ctx.cols = threads, [p.shape[0] for p in weights], cols
+        return th.from_numpy(y)
+
+    @staticmethod
+    def backward(ctx, grad: th.Tensor):  # type: ignore[override]
+        g = np.ascontiguousarray(grad.numpy(), dtype=np.float32)
+        dw = np.empty((ctx.cols, g.shape[1]), np.float32)
+        _sparse_mlp.linear_backward(*ctx.csr, g, dw, ctx.threads)
+        dw_t, db = th.from_numpy(dw), grad.sum(dim=0)
+        out: list[th.Tensor | None] = [None, None]
+        start = 0
+        for width in ctx.widths:
+            out += [dw_t[:, start:start + width].t().contiguous(), db[start:start + width]]
+            start += width
+        return tuple(out)
 
 
 def masked_sample(logits: th.Tensor, masks: th.Tensor, u: th.Tensor | None = None) -> tuple[th.Tensor, th.Tensor]:
@@ -168,6 +207,7 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
         self.generator_ready = False
         self._tensors: dict[str, th.Tensor] = {}
         self._legal_only: tuple[th.Tensor | None, dict[str, th.Tensor]] | None = None  # `legal_columns`
+        self._density: float | None = None  # `input_density`
         self.pos, self.full = 0, False
 
     def add(self, obs: np.ndarray, action: np.ndarray, reward: np.ndarray, episode_start: np.ndarray,
@@ -218,6 +258,12 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
                     "actions": th.from_numpy(renumber[self.actions.astype(np.int64)])})
         return self._legal_only[0]
 
+    def input_density(self) -> float:
+        """The share of the rollout's observation entries that are not zero (worked out once a rollout)."""
+        if self._density is None:
+            self._density = np.count_nonzero(self._obs_env_major) / max(1, self._obs_env_major.size)
+        return self._density
+
     def _flatten(self) -> None:
         """Once a rollout: the arrays flattened as SB3 does before an update, and their tensors."""
         if self.generator_ready:
@@ -236,7 +282,7 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
             "returns": th.from_numpy(self.returns.reshape(-1)),
             "action_masks": th.from_numpy(self.action_masks),
         }
-        self._legal_only = None
+        self._legal_only = self._density = None
         self.generator_ready = True
 
     def _take(self, idx: th.Tensor, tensors: dict[str, th.Tensor] | None = None) -> MaskableRolloutBufferSamples:
@@ -346,6 +392,37 @@ class FastMaskablePPO(MaskablePPO):
             return pol.mlp_extractor(features)
         pi_features, vf_features = features
         return pol.mlp_extractor.forward_actor(pi_features), pol.mlp_extractor.forward_critic(vf_features)
+
+    def _sparse_first_layers(self) -> tuple[th.nn.Linear, th.nn.Linear] | None:
+        """The actor's and critic's first Linear layers, for `SparseFirstLayers` in the updates, when the policy is
+        a plain MLP (one flatten of the observations, SB3's MlpExtractor with a hidden layer in each net), the C
+        module is built and the rollout's observations are mostly zeros (`SPARSE_SHARE`); else None."""
+        pol, buffer = self.policy, self.rollout_buffer
+        if not (_sparse_mlp is not None and isinstance(buffer, FastMaskableRolloutBuffer)
+                and type(pol.mlp_extractor) is MlpExtractor and pol.share_features_extractor
+                and isinstance(pol.features_extractor, FlattenExtractor)
+                and self.observation_space.dtype == np.float32):
+            return None
+        nets = pol.mlp_extractor.policy_net, pol.mlp_extractor.value_net
+        if not all(len(net) and type(net[0]) is th.nn.Linear and net[0].bias is not None for net in nets):
+            return None
+        return (nets[0][0], nets[1][0]) if buffer.input_density() <= SPARSE_SHARE else None
+
+    def _update_latents(self, obs: th.Tensor, first: tuple[th.nn.Linear, th.nn.Linear] | None
+                        ) -> tuple[th.Tensor, th.Tensor]:
+        """`_latents` for a minibatch of the update, the first layers by `SparseFirstLayers` when `first` (from
+        `_sparse_first_layers`) is given."""
+        if first is None:
+            return self._latents(obs)
+        pi, vf = first
+        h = SparseFirstLayers.apply(self.policy.extract_features(obs), th.get_num_threads(),
+                                    pi.weight, pi.bias, vf.weight, vf.bias)
+        latent_pi, latent_vf = h[:, :pi.out_features], h[:, pi.out_features:]
+        for m in list(self.policy.mlp_extractor.policy_net)[1:]:
+            latent_pi = m(latent_pi)
+        for m in list(self.policy.mlp_extractor.value_net)[1:]:
+            latent_vf = m(latent_vf)
+        return latent_pi, latent_vf
 
     def _plain_acting_layers(self) -> tuple[list, list] | None:
         """The actor's and critic's layers (`_plain_layers`) of a plain MLP policy (flatten, SB3's MlpExtractor,
@@ -532,6 +609,7 @@ class FastMaskablePPO(MaskablePPO):
         continue_training = True
         # with a plain Linear head, only the logits of actions legal somewhere (else the head may read the others)
         kept = self.rollout_buffer.legal_columns() if type(pol.action_net) is th.nn.Linear else None
+        first = self._sparse_first_layers()
         for epoch in range(self.n_epochs):
             approx_kl_divs = []
             for rollout_data in self.rollout_buffer.get(self.batch_size, legal_only=kept is not None):
@@ -539,7 +617,7 @@ class FastMaskablePPO(MaskablePPO):
                     threads = chooser.next()
                     th.set_num_threads(threads)
                     started = time.perf_counter()
-                latent_pi, latent_vf = self._latents(rollout_data.observations)
+                latent_pi, latent_vf = self._update_latents(rollout_data.observations, first)
                 values = pol.value_net(latent_vf).flatten()
                 log_prob, entropy = masked_log_prob_entropy(
                     legal_logits(pol.action_net, latent_pi, kept), rollout_data.action_masks,
@@ -601,7 +679,7 @@ class WorkerActor:
     """The acting half of a plain MLP policy (`_plain_layers` of its actor and critic), frozen for one rollout and
     sent to the env workers (ShardedVecEnv `start_rollout`): `act(obs, masks, u)` -> (actions, values,
     log-probabilities) as the learner's rollout loop computes them (the same layers, `masked_sample` with the
-    uniforms u), in numpy. It runs in C (`agents/_act.c`: each layer summed over its non-zero inputs, logits
+    uniforms u), in numpy. It runs in C (`agents/_sparse_mlp.c`: each layer summed over its non-zero inputs, logits
     only for the legal actions; ~0.2 ms for 32 rows against ~3 ms in torch), else torch on one thread (its
     process's setting): the workers are one per core."""
 
@@ -616,7 +694,7 @@ class WorkerActor:
         return {"layers": self.layers, "_torch": None, "_native": None}
 
     def act(self, obs: np.ndarray, masks: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        if _act is not None:
+        if _sparse_mlp is not None:
             return self._act_native(obs, masks, u)
         if self._torch is None:
             if th.get_num_threads() != 1:
@@ -639,7 +717,7 @@ class WorkerActor:
         actor, head_w, head_b, critic = self._native
         rows = len(obs)
         actions, values, log_probs = np.empty(rows, np.int64), np.empty((rows, 1), np.float32), np.empty(rows, np.float32)
-        _act.act(np.ascontiguousarray(obs, dtype=np.float32), np.ascontiguousarray(masks, dtype=bool),
+        _sparse_mlp.act(np.ascontiguousarray(obs, dtype=np.float32), np.ascontiguousarray(masks, dtype=bool),
                  np.ascontiguousarray(u, dtype=np.float32), actor, head_w, head_b, critic, actions, values, log_probs)
         return actions, values, log_probs
 
@@ -648,7 +726,7 @@ _ACTIVATION_CODES = {"ReLU": 1, "Tanh": 2}
 
 
 def _native_layers(net: list) -> list[tuple[np.ndarray, np.ndarray, int]]:
-    """`_plain_layers` as `_act.act` takes them: [(weight (in, out), bias, activation code after it)]."""
+    """`_plain_layers` as `_sparse_mlp.act` takes them: [(weight (in, out), bias, activation code after it)]."""
     out: list[tuple[np.ndarray, np.ndarray, int]] = []
     for kind, w, b in net:
         if kind == "linear":

@@ -13,6 +13,7 @@ from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 from sb3_contrib.common.maskable.distributions import MaskableCategorical
 from stable_baselines3.common.torch_layers import MlpExtractor
 
+import agents.fast_ppo as fast_ppo
 from agents.fast_ppo import (SUBSET_SHARE, FastMaskablePPO, FastMaskableRolloutBuffer, legal_logits,
                              masked_log_prob_entropy, masked_sample, vec_action_masks)
 from agents.vec_env import MaskedDummyVecEnv
@@ -255,8 +256,14 @@ def _same_start(seed=0):
     return ref, fast
 
 
-def test_one_update_moves_the_weights_as_maskable_ppo_does():
+@pytest.mark.parametrize("dense", [False, True])
+def test_one_update_moves_the_weights_as_maskable_ppo_does(dense, monkeypatch):
+    """The observations of Saga's env are mostly zeros, and the update's first layers run over their non-zeros
+    (`SparseFirstLayers`); with `dense`, through torch's Linear layers (as for observations that are not)."""
+    if dense:
+        monkeypatch.setattr(fast_ppo, "SPARSE_SHARE", 0.0)
     ref, fast = _same_start()
+    assert (fast._sparse_first_layers() is None) == dense
     before = {k: v.clone() for k, v in ref.policy.state_dict().items()}
     np.random.seed(5)
     ref.train()

@@ -1,5 +1,6 @@
-"""The env workers' acting in C (agents/_act.c, `WorkerActor`) computes what the torch version computes: the same
-actions drawn from the same uniforms, the same log-probabilities and values to float rounding."""
+"""The products over the observations' non-zeros in C (agents/_sparse_mlp.c) compute what torch computes: the env
+workers' acting (`WorkerActor`: the same actions drawn from the same uniforms, the same log-probabilities and
+values to float rounding) and the updates' first layers (`SparseFirstLayers`: the same outputs and gradients)."""
 from __future__ import annotations
 
 import pickle
@@ -9,12 +10,12 @@ import pytest
 import torch
 
 import agents.fast_ppo as fast_ppo
-from agents.fast_ppo import WorkerActor, _plain_layers
+from agents.fast_ppo import SparseFirstLayers, WorkerActor, _plain_layers
 
 
 
 def test_the_c_actor_is_built():
-    assert fast_ppo._act is not None, "agents._act is not built: `pip install -e .` compiles it (needs a C compiler)"
+    assert fast_ppo._sparse_mlp is not None, "agents._sparse_mlp is not built: `pip install -e .` compiles it (needs a C compiler)"
 
 
 def _nets(sizes: list[int], n_actions: int, activation=torch.nn.ReLU, seed: int = 0):
@@ -48,11 +49,11 @@ def _inputs(rng, rows: int, n_in: int, n_actions: int, density: float = 0.1):
 
 
 def _torch_act(actor: WorkerActor, obs, masks, u):
-    saved, fast_ppo._act = fast_ppo._act, None
+    saved, fast_ppo._sparse_mlp = fast_ppo._sparse_mlp, None
     try:
         return actor.act(obs, masks, u)
     finally:
-        fast_ppo._act = saved
+        fast_ppo._sparse_mlp = saved
 
 
 @pytest.mark.parametrize("sizes, n_actions, activation", [
@@ -110,3 +111,61 @@ def test_the_actor_travels_without_its_prepared_weights():
     again = pickle.loads(pickle.dumps(wa))
     assert again._native is None and again._torch is None
     np.testing.assert_array_equal(again.layers[0][0][1], wa.layers[0][0][1])
+
+
+@pytest.mark.parametrize("n_in, widths, threads", [
+    (2247, [128, 128], 2),  # the skirmish's actor and critic
+    (300, [70, 33], 1),  # widths that are not multiples of the C code's blocks of 64
+    (300, [70, 33], 3),  # more threads than blocks: some get the rest
+    (50, [16], 2),  # one net
+])
+def test_sparse_first_layers_compute_what_linear_computes_with_its_gradients(n_in, widths, threads):
+    rng = np.random.default_rng(3)
+    torch.manual_seed(0)
+    layers = [torch.nn.Linear(n_in, w) for w in widths]
+    x = torch.as_tensor(np.where(rng.random((257, n_in)) < 0.1, rng.normal(0, 1, (257, n_in)), 0), dtype=torch.float32)
+    x[5] = 0.0  # a row of zeros
+    x[7] = 1.0  # a row without zeros
+    g = torch.randn(257, sum(widths))
+
+    def grads(y):
+        for layer in layers:
+            layer.zero_grad()
+        (y * g).sum().backward()
+        return [p.grad.clone() for layer in layers for p in (layer.weight, layer.bias)]
+
+    want_y = torch.cat([layer(x) for layer in layers], dim=1)
+    want = grads(want_y)
+    params = [p for layer in layers for p in (layer.weight, layer.bias)]
+    got_y = SparseFirstLayers.apply(x, threads, *params)
+    got = grads(got_y)
+    torch.testing.assert_close(got_y, want_y, rtol=1e-5, atol=1e-5)
+    for a, b in zip(got, want):
+        assert a.shape == b.shape and a.is_contiguous()
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-4)
+
+
+def test_sparse_first_layers_of_zeros_are_the_biases_and_have_no_weight_gradient():
+    layer = torch.nn.Linear(40, 10)
+    y = SparseFirstLayers.apply(torch.zeros(6, 40), 2, layer.weight, layer.bias)
+    torch.testing.assert_close(y, layer.bias.detach().expand(6, 10))
+    y.sum().backward()
+    assert not layer.weight.grad.any() and torch.equal(layer.bias.grad, torch.full((10,), 6.0))
+
+
+def test_the_c_products_refuse_arrays_that_do_not_fit():
+    from agents import _sparse_mlp
+
+    x = np.eye(4, 6, dtype=np.float32)
+    indptr, indices, values = np.empty(5, np.int32), np.empty(24, np.int32), np.empty(24, np.float32)
+    nnz = _sparse_mlp.csr(x, indptr, indices, values)
+    assert nnz == 4 and indptr.tolist() == [0, 1, 2, 3, 4] and indices[:4].tolist() == [0, 1, 2, 3]
+    w, b, y = np.ones((6, 3), np.float32), np.zeros(3, np.float32), np.empty((4, 3), np.float32)
+    with pytest.raises(ValueError, match="indices beyond w's rows"):
+        _sparse_mlp.linear_forward(indptr, indices[:nnz], values[:nnz], w[:2].copy(), b, y, 1)
+    with pytest.raises(ValueError, match="w must be"):
+        _sparse_mlp.linear_forward(indptr, indices[:nnz], values[:nnz], w, b, np.empty((3, 3), np.float32), 1)
+    with pytest.raises(TypeError, match="float32"):
+        _sparse_mlp.linear_forward(indptr, indices[:nnz], values[:nnz], w.astype(np.float64), b, y, 1)
+    _sparse_mlp.linear_forward(indptr, indices[:nnz], values[:nnz], w, b, y, 1)
+    np.testing.assert_array_equal(y, x @ w)
