@@ -350,29 +350,42 @@ done:
 typedef struct {
     const int *indptr, *indices;
     const float *values, *W, *b;
-    float *y;
+    const long long *sel;  /* the rows of the CSR to take, in order (NULL: all of them) */
+    float *y, *yt;         /* the output by rows, or (yt, when not NULL) by columns: yt[k * rows + r] */
     Py_ssize_t rows, out, k0, k1;
 } Job;
 
 /* y = b + x W (x in compressed sparse rows) on outputs k0..k1, 64 at a time over all the rows: W's columns of a
- * block (~600 KB for the skirmish's first layers) stay in the core's caches while the rows go by */
-static void *run_job(void *arg) {
-    const Job *j = arg;
+ * block (~600 KB for the skirmish's first layers) stay in the core's caches while the rows go by. tmp: scratch of
+ * `out` floats, for an output by columns. */
+static void run_rows(const Job *j, float *tmp) {
     for (Py_ssize_t k = j->k0; k < j->k1; k += 64) {
         const Py_ssize_t end = k + 64 < j->k1 ? k + 64 : j->k1;
-        for (Py_ssize_t r = 0; r < j->rows; r++) {
+        for (Py_ssize_t i = 0; i < j->rows; i++) {
+            const Py_ssize_t r = j->sel ? (Py_ssize_t)j->sel[i] : i;
             const int start = j->indptr[r];
-            sum_row(j->W, j->out, j->b, k, end, j->indices + start, j->values + start, j->indptr[r + 1] - start,
-                    j->y + (size_t)r * j->out);
+            float *y = j->yt ? tmp : j->y + (size_t)i * j->out;
+            sum_row(j->W, j->out, j->b, k, end, j->indices + start, j->values + start, j->indptr[r + 1] - start, y);
+            if (j->yt)
+                for (Py_ssize_t q = k; q < end; q++)
+                    j->yt[(size_t)q * j->rows + i] = tmp[q];
         }
     }
-    return NULL;
+}
+
+static void *run_job(void *arg) {
+    const Job *j = arg;
+    float *tmp = j->yt ? malloc(sizeof(float) * (size_t)j->out) : NULL;
+    if (!j->yt || tmp)
+        run_rows(j, tmp);
+    free(tmp);
+    return tmp || !j->yt ? NULL : (void *)1;  /* (void *)1: out of memory */
 }
 
 #define MAX_THREADS 16
 
 /* the job over the columns of `out` split into `threads` ranges (multiples of 64 where they can be), each range on
- * a thread of its own (the first on the calling one); returns 0, or -1 when a thread could not start */
+ * a thread of its own (the first on the calling one); returns 0, or -1 when one ran out of memory */
 static int run_split(Job job, int threads) {
     Job jobs[MAX_THREADS];
     pthread_t tid[MAX_THREADS];
@@ -392,13 +405,15 @@ static int run_split(Job job, int threads) {
     for (int t = 1; t < n; t++)
         started[t] = pthread_create(&tid[t], NULL, run_job, &jobs[t]) == 0;
     for (int t = 1; t < n; t++)  /* a range whose thread did not start runs here */
-        if (!started[t])
-            run_job(&jobs[t]);
-    if (n > 0)
-        run_job(&jobs[0]);
-    for (int t = 1; t < n; t++)
-        if (started[t] && pthread_join(tid[t], NULL) != 0)
+        if (!started[t] && run_job(&jobs[t]))
             failed = 1;
+    if (n > 0 && run_job(&jobs[0]))
+        failed = 1;
+    for (int t = 1; t < n; t++) {
+        void *ret = NULL;
+        if (started[t] && (pthread_join(tid[t], &ret) != 0 || ret))
+            failed = 1;
+    }
     return failed ? -1 : 0;
 }
 
@@ -459,64 +474,86 @@ static int read_csr(PyObject *p_o, PyObject *i_o, PyObject *v_o, Py_buffer *p, P
 }
 
 PyDoc_STRVAR(forward_doc,
-"linear_forward(indptr, indices, values, w, b, y, threads)\n\n"
-"y = x w + b for x in compressed sparse rows (`csr`), w (float32, columns x outputs), b (outputs, or None for\n"
-"zeros); y: float32, rows x outputs. The outputs split over `threads` threads; each output summed in the same\n"
-"order whatever their number.");
+"linear_forward(indptr, indices, values, rows, w, b, y, threads)\n\n"
+"y = x w + b for x the rows `rows` (int64, or None for all) of a matrix in compressed sparse rows (`csr`), w\n"
+"(float32, columns x outputs), b (outputs, or None for zeros); y: float32, rows x outputs. The outputs split\n"
+"over `threads` threads; each output summed in the same order whatever their number.");
 
 PyDoc_STRVAR(backward_doc,
-"linear_backward(indptr, indices, values, g, dw, threads)\n\n"
-"dw = x^T g, the weight gradient of `linear_forward` for the output gradient g (float32, rows x outputs); dw\n"
-"(float32, columns x outputs) is overwritten.");
+"linear_backward(indptr, indices, values, rows, g, dw, threads)\n\n"
+"dw = (x^T g)^T = g^T x, the weight gradient of `linear_forward` for the output gradient g (float32, rows x\n"
+"outputs), in the layout of a torch Linear's weight: dw (float32, outputs x columns) is overwritten.");
 
 /* The columns of a CSR matrix of `cols` columns as compressed sparse rows of its transpose (counting sort):
- * tptr (cols + 1), trow (nnz), tval (nnz); each column's rows in increasing order. fill: scratch of cols. */
-static void transpose_csr(const int *P, const int *I, const float *V, Py_ssize_t rows, Py_ssize_t cols, int *tptr,
-                          int *trow, float *tval, int *fill) {
+ * of its rows `sel` (NULL: all `rows`), renumbered 0.. in their order: tptr (cols + 1), trow (nnz), tval (nnz);
+ * each column's rows in increasing order. fill: scratch of cols. */
+static void transpose_csr(const int *P, const int *I, const float *V, const long long *sel, Py_ssize_t rows,
+                          Py_ssize_t cols, int *tptr, int *trow, float *tval, int *fill) {
     memset(tptr, 0, sizeof(int) * (size_t)(cols + 1));
-    for (int k = 0; k < P[rows]; k++)
-        tptr[I[k] + 1]++;
+    for (Py_ssize_t i = 0; i < rows; i++) {
+        const Py_ssize_t r = sel ? (Py_ssize_t)sel[i] : i;
+        for (int k = P[r]; k < P[r + 1]; k++)
+            tptr[I[k] + 1]++;
+    }
     for (Py_ssize_t c = 0; c < cols; c++)
         tptr[c + 1] += tptr[c];
     memcpy(fill, tptr, sizeof(int) * (size_t)cols);
-    for (Py_ssize_t r = 0; r < rows; r++)
+    for (Py_ssize_t i = 0; i < rows; i++) {
+        const Py_ssize_t r = sel ? (Py_ssize_t)sel[i] : i;
         for (int k = P[r]; k < P[r + 1]; k++) {
             const int at = fill[I[k]]++;
-            trow[at] = (int)r;
+            trow[at] = (int)i;
             tval[at] = V[k];
         }
+    }
 }
 
 static PyObject *linear(PyObject *args, int backward) {
-    PyObject *p_o, *i_o, *v_o, *w_o, *b_o = Py_None, *y_o;
-    Py_buffer p = {0}, ix = {0}, v = {0}, w = {0}, b = {0}, y = {0};
+    PyObject *p_o, *i_o, *v_o, *r_o, *w_o, *b_o = Py_None, *y_o;
+    Py_buffer p = {0}, ix = {0}, v = {0}, sel = {0}, w = {0}, b = {0}, y = {0};
     PyObject *result = NULL;
     int threads, failed = 0;
-    Py_ssize_t rows;
+    Py_ssize_t csr_rows;
     void *scratch = NULL;
-    if (backward ? !PyArg_ParseTuple(args, "OOOOOi", &p_o, &i_o, &v_o, &y_o, &w_o, &threads)
-                 : !PyArg_ParseTuple(args, "OOOOOOi", &p_o, &i_o, &v_o, &w_o, &b_o, &y_o, &threads))
+    if (backward ? !PyArg_ParseTuple(args, "OOOOOOi", &p_o, &i_o, &v_o, &r_o, &y_o, &w_o, &threads)
+                 : !PyArg_ParseTuple(args, "OOOOOOOi", &p_o, &i_o, &v_o, &r_o, &w_o, &b_o, &y_o, &threads))
         return NULL;
-    if (read_csr(p_o, i_o, v_o, &p, &ix, &v, &rows) < 0
+    if (read_csr(p_o, i_o, v_o, &p, &ix, &v, &csr_rows) < 0
+        || (r_o != Py_None && PyObject_GetBuffer(r_o, &sel, PyBUF_C_CONTIGUOUS) < 0)
         || float_buffer_flags(w_o, &w, backward ? "dw" : "w", backward ? PyBUF_WRITABLE : 0) < 0
         || float_buffer_flags(y_o, &y, backward ? "g" : "y", backward ? 0 : PyBUF_WRITABLE) < 0
         || (b_o != Py_None && float_buffer(b_o, &b, "b") < 0))
         goto done;
-    if (w.ndim != 2 || y.ndim != 2 || y.shape[0] != rows || y.shape[1] != w.shape[1]
-        || (b.obj && b.len / 4 != w.shape[1])) {
-        PyErr_SetString(PyExc_ValueError, "w must be (columns, outputs), y / g (rows, outputs) and b (outputs,)");
+    const long long *S = sel.obj ? sel.buf : NULL;
+    const Py_ssize_t rows = S ? sel.len / 8 : csr_rows;
+    if (sel.obj && sel.itemsize != 8) {
+        PyErr_SetString(PyExc_TypeError, "rows must be int64");
         goto done;
     }
-    const Py_ssize_t cols = w.shape[0], out = w.shape[1];
+    /* forward: w (columns, outputs), y (rows, outputs); backward: g (rows, outputs), dw (outputs, columns) */
+    const Py_ssize_t cols = backward ? w.shape[1] : w.shape[0], out = backward ? w.shape[0] : w.shape[1];
+    if (w.ndim != 2 || y.ndim != 2 || y.shape[0] != rows || y.shape[1] != out || (b.obj && b.len / 4 != out)) {
+        PyErr_SetString(PyExc_ValueError, backward ? "g must be (rows, outputs) and dw (outputs, columns)"
+                                                   : "w must be (columns, outputs), y (rows, outputs) and b (outputs,)");
+        goto done;
+    }
     const int *I = ix.buf, *P = p.buf;
-    const int nnz = P[rows];
-    for (int k = 0; k < nnz; k++)
-        if (I[k] < 0 || I[k] >= cols) {
-            PyErr_SetString(PyExc_ValueError, "indices beyond w's rows: the csr is not of this layer's input");
+    Py_ssize_t nnz = 0;
+    for (Py_ssize_t i = 0; i < rows; i++) {
+        const Py_ssize_t r = S ? (Py_ssize_t)S[i] : i;
+        if (r < 0 || r >= csr_rows) {
+            PyErr_Format(PyExc_IndexError, "row %zd of a csr of %zd rows", r, csr_rows);
             goto done;
         }
-    Job job = {P, I, v.buf, w.buf, b.obj ? b.buf : NULL, y.buf, rows, out, 0, out};
-    if (backward) {  /* dw = x^T g: the product of x's transpose, by rows, with g */
+        for (int k = P[r]; k < P[r + 1]; k++)
+            if (I[k] < 0 || I[k] >= cols) {
+                PyErr_SetString(PyExc_ValueError, "indices beyond w's columns: the csr is not of this layer's input");
+                goto done;
+            }
+        nnz += P[r + 1] - P[r];
+    }
+    Job job = {P, I, v.buf, w.buf, b.obj ? b.buf : NULL, S, y.buf, NULL, rows, out, 0, out};
+    if (backward) {  /* dw^T = x^T g: the product of x's transpose, by rows, with g, stored by columns */
         scratch = malloc(sizeof(int) * (size_t)(2 * cols + 1 + nnz) + sizeof(float) * (size_t)nnz);
         if (!scratch) {
             PyErr_NoMemory();
@@ -525,21 +562,21 @@ static PyObject *linear(PyObject *args, int backward) {
         int *tptr = scratch, *trow = tptr + cols + 1, *fill = trow + nnz;
         float *tval = (float *)(fill + cols);
         Py_BEGIN_ALLOW_THREADS
-        transpose_csr(P, I, v.buf, rows, cols, tptr, trow, tval, fill);
+        transpose_csr(P, I, v.buf, S, rows, cols, tptr, trow, tval, fill);
         Py_END_ALLOW_THREADS
-        job = (Job){tptr, trow, tval, y.buf, NULL, w.buf, cols, out, 0, out};
+        job = (Job){tptr, trow, tval, y.buf, NULL, NULL, NULL, w.buf, cols, out, 0, out};
     }
     Py_BEGIN_ALLOW_THREADS
     failed = run_split(job, threads);
     Py_END_ALLOW_THREADS
     if (failed) {
-        PyErr_SetString(PyExc_RuntimeError, "a thread of the sparse product could not be joined");
+        PyErr_NoMemory();
         goto done;
     }
     result = Py_NewRef(Py_None);
 done:
     free(scratch);
-    Py_buffer *views[] = {&p, &ix, &v, &w, &b, &y};
+    Py_buffer *views[] = {&p, &ix, &v, &sel, &w, &b, &y};
     for (size_t k = 0; k < sizeof(views) / sizeof(*views); k++)
         if (views[k]->obj)
             PyBuffer_Release(views[k]);

@@ -116,40 +116,65 @@ def legal_logits(head: th.nn.Module, latent: th.Tensor, kept: th.Tensor | None) 
     return F.linear(latent, head.weight.index_select(0, kept), bias)
 
 
+class SparseRows:
+    """Observations as their non-zero entries: `csr` (indptr, indices, values, from `_sparse_mlp.csr`) of a matrix and
+    the rows of it taken (`rows`, int64; None for all), for `SparseFirstLayers`. `of(x)` converts a dense batch;
+    the rollout buffer converts its observations once a rollout and hands out minibatches of rows of them."""
+
+    def __init__(self, csr: tuple[np.ndarray, np.ndarray, np.ndarray], cols: int, rows: np.ndarray | None = None):
+        self.csr, self.cols, self.rows = csr, cols, rows
+
+    @classmethod
+    def of(cls, x: np.ndarray) -> SparseRows:
+        x = np.ascontiguousarray(x, dtype=np.float32).reshape(len(x), -1)
+        n, cols = x.shape
+        indptr = np.empty(n + 1, np.int32)
+        indices, values = np.empty(n * cols, np.int32), np.empty(n * cols, np.float32)  # pages are touched as filled
+        nnz = _sparse_mlp.csr(x, indptr, indices, values)
+        return cls((indptr, indices[:nnz], values[:nnz]), cols)
+
+    def take(self, rows: np.ndarray) -> SparseRows:
+        return SparseRows(self.csr, self.cols, np.ascontiguousarray(rows, dtype=np.int64))
+
+    def __len__(self) -> int:
+        return len(self.csr[0]) - 1 if self.rows is None else len(self.rows)
+
+
 class SparseFirstLayers(th.autograd.Function):
     """The first Linear layers of the nets that read the observations (the actor's and the critic's), side by side:
     `apply(obs, threads, w1, b1, w2, b2, ...)` -> the layers' outputs concatenated (rows x their widths), computed in
-    C over the observations' non-zero entries (`_sparse_mlp.csr`, `linear_forward`), with the weight gradient
-    x^T g over them too (`linear_backward`) and the bias gradient the sum of g. The same products as `F.linear`
-    (to float rounding: the sums run in another order) at a fraction of their cost for observations that are
-    mostly zeros; the observations get no gradient (they are data)."""
+    C over the observations' non-zero entries (obs: SparseRows, or a dense tensor converted here), with the weight
+    gradient g^T x over them too (`_sparse_mlp.linear_forward` / `linear_backward`) and the bias gradient the sum
+    of g. The same products as `F.linear` (to float rounding: the sums run in another order) at a fraction of their
+    cost for observations that are mostly zeros; the observations get no gradient (they are data)."""
 
     @staticmethod
-    def forward(ctx, obs: th.Tensor, threads: int, *params: th.Tensor) -> th.Tensor:  # type: ignore[override]
-        x = np.ascontiguousarray(obs.detach().numpy(), dtype=np.float32)
-        rows, cols = x.shape
-        indptr = np.empty(rows + 1, np.int32)
-        indices, values = np.empty(rows * cols, np.int32), np.empty(rows * cols, np.float32)
-        nnz = _sparse_mlp.csr(x, indptr, indices, values)
+    def forward(ctx, obs: SparseRows | th.Tensor, threads: int, *params: th.Tensor) -> th.Tensor:  # type: ignore[override]
+        x = obs if isinstance(obs, SparseRows) else SparseRows.of(obs.detach().numpy())
         weights, biases = params[0::2], params[1::2]
-        w = th.cat([p.detach() for p in weights]).t().contiguous().numpy()  # inputs x outputs: one row per input
+        widths = [p.shape[0] for p in weights]
+        w = th.empty((x.cols, sum(widths)))  # inputs x outputs: one row per input
+        start = 0
+        for p in weights:
+            w[:, start:start + p.shape[0]].copy_(p.detach().t())
+            start += p.shape[0]
         b = th.cat([p.detach() for p in biases]).numpy()
-        y = np.empty((rows, w.shape[1]), np.float32)
-        ctx.csr = (indptr, indices[:nnz], values[:nnz])
-        _sparse_mlp.linear_forward(*ctx.csr, w, b, y, threads)
-        ctx.threads, ctx.widths, ctx.cols = threads, [p.shape[0] for p in weights], cols
+        y = np.empty((len(x), w.shape[1]), np.float32)
+        _sparse_mlp.linear_forward(*x.csr, x.rows, w.numpy(), b, y, threads)
+        ctx.x, ctx.threads, ctx.widths = x, threads, widths
         return th.from_numpy(y)
 
     @staticmethod
     def backward(ctx, grad: th.Tensor):  # type: ignore[override]
+        x = ctx.x
         g = np.ascontiguousarray(grad.numpy(), dtype=np.float32)
-        dw = np.empty((ctx.cols, g.shape[1]), np.float32)
-        _sparse_mlp.linear_backward(*ctx.csr, g, dw, ctx.threads)
-        dw_t, db = th.from_numpy(dw), grad.sum(dim=0)
+        dw = th.empty((g.shape[1], x.cols))  # outputs x inputs: the layers' weights stacked
+        _sparse_mlp.linear_backward(*x.csr, x.rows, g, dw.numpy(), ctx.threads)
+        db = grad.sum(dim=0)
         out: list[th.Tensor | None] = [None, None]
         start = 0
         for width in ctx.widths:
-            out += [dw_t[:, start:start + width].t().contiguous(), db[start:start + width]]
+            out += [dw[start:start + width], db[start:start + width]]
             start += width
         return tuple(out)
 
@@ -208,6 +233,7 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
         self._tensors: dict[str, th.Tensor] = {}
         self._legal_only: tuple[th.Tensor | None, dict[str, th.Tensor]] | None = None  # `legal_columns`
         self._density: float | None = None  # `input_density`
+        self._sparse: SparseRows | None = None  # `sparse_observations`
         self.pos, self.full = 0, False
 
     def add(self, obs: np.ndarray, action: np.ndarray, reward: np.ndarray, episode_start: np.ndarray,
@@ -227,20 +253,31 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
             self.full = True
 
     def get(self, batch_size: int | None = None,  # type: ignore[override]
-            legal_only: bool = False) -> Generator[MaskableRolloutBufferSamples, None, None]:
+            legal_only: bool = False, sparse: bool = False) -> Generator[MaskableRolloutBufferSamples, None, None]:
         """Minibatches as SB3 cuts them. With `legal_only`, the samples' masks hold only the columns of
-        `legal_columns()` and the actions are numbered among them (the same samples when that is None)."""
+        `legal_columns()` and the actions are numbered among them (the same samples when that is None). With
+        `sparse`, the samples' observations are a SparseRows: their rows of `sparse_observations()`."""
         assert self.full, ""
         total = self.buffer_size * self.n_envs
         indices = np.random.permutation(total)
         kept = self.legal_columns() if legal_only else None  # also flattens the buffer, once
         self._flatten()
         tensors = self._tensors if kept is None else {**self._tensors, **self._legal_only[1]}
+        rows = self.sparse_observations() if sparse else None
         if batch_size is None:
             batch_size = total
         order = th.from_numpy(indices)
         for start in range(0, total, batch_size):
-            yield self._take(order[start:start + batch_size], tensors)
+            idx = order[start:start + batch_size]
+            yield self._take(idx, tensors, None if rows is None else rows.take(indices[start:start + batch_size]))
+
+    def sparse_observations(self) -> SparseRows:
+        """The rollout's observations (in the order of the update's indices) as their non-zeros, converted once a
+        rollout."""
+        self._flatten()
+        if self._sparse is None:
+            self._sparse = SparseRows.of(self.observations.reshape(len(self.observations), -1))
+        return self._sparse
 
     def legal_columns(self) -> th.Tensor | None:
         """The actions legal in some state of the rollout, if they are at most `SUBSET_SHARE` of them, else None
@@ -282,12 +319,15 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
             "returns": th.from_numpy(self.returns.reshape(-1)),
             "action_masks": th.from_numpy(self.action_masks),
         }
-        self._legal_only = self._density = None
+        self._legal_only = self._density = self._sparse = None
         self.generator_ready = True
 
-    def _take(self, idx: th.Tensor, tensors: dict[str, th.Tensor] | None = None) -> MaskableRolloutBufferSamples:
+    def _take(self, idx: th.Tensor, tensors: dict[str, th.Tensor] | None = None,
+              sparse_obs: SparseRows | None = None) -> MaskableRolloutBufferSamples:
         t = self._tensors if tensors is None else tensors
-        return MaskableRolloutBufferSamples(*(t[k].index_select(0, idx) for k in MaskableRolloutBufferSamples._fields))
+        return MaskableRolloutBufferSamples(*(
+            sparse_obs if k == "observations" and sparse_obs is not None else t[k].index_select(0, idx)
+            for k in MaskableRolloutBufferSamples._fields))
 
     def _get_samples(self, batch_inds: np.ndarray, env=None) -> MaskableRolloutBufferSamples:  # type: ignore[override]
         return self._take(th.as_tensor(batch_inds))
@@ -408,15 +448,14 @@ class FastMaskablePPO(MaskablePPO):
             return None
         return (nets[0][0], nets[1][0]) if buffer.input_density() <= SPARSE_SHARE else None
 
-    def _update_latents(self, obs: th.Tensor, first: tuple[th.nn.Linear, th.nn.Linear] | None
+    def _update_latents(self, obs: th.Tensor | SparseRows, first: tuple[th.nn.Linear, th.nn.Linear] | None
                         ) -> tuple[th.Tensor, th.Tensor]:
-        """`_latents` for a minibatch of the update, the first layers by `SparseFirstLayers` when `first` (from
-        `_sparse_first_layers`) is given."""
+        """`_latents` for a minibatch of the update; the first layers by `SparseFirstLayers` when `first` (from
+        `_sparse_first_layers`) is given, obs then the minibatch's SparseRows (flattened: the policy's features)."""
         if first is None:
             return self._latents(obs)
         pi, vf = first
-        h = SparseFirstLayers.apply(self.policy.extract_features(obs), th.get_num_threads(),
-                                    pi.weight, pi.bias, vf.weight, vf.bias)
+        h = SparseFirstLayers.apply(obs, th.get_num_threads(), pi.weight, pi.bias, vf.weight, vf.bias)
         latent_pi, latent_vf = h[:, :pi.out_features], h[:, pi.out_features:]
         for m in list(self.policy.mlp_extractor.policy_net)[1:]:
             latent_pi = m(latent_pi)
@@ -612,7 +651,8 @@ class FastMaskablePPO(MaskablePPO):
         first = self._sparse_first_layers()
         for epoch in range(self.n_epochs):
             approx_kl_divs = []
-            for rollout_data in self.rollout_buffer.get(self.batch_size, legal_only=kept is not None):
+            for rollout_data in self.rollout_buffer.get(self.batch_size, legal_only=kept is not None,
+                                                        sparse=first is not None):
                 if chooser is not None:
                     threads = chooser.next()
                     th.set_num_threads(threads)

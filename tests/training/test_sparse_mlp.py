@@ -161,11 +161,23 @@ def test_the_c_products_refuse_arrays_that_do_not_fit():
     nnz = _sparse_mlp.csr(x, indptr, indices, values)
     assert nnz == 4 and indptr.tolist() == [0, 1, 2, 3, 4] and indices[:4].tolist() == [0, 1, 2, 3]
     w, b, y = np.ones((6, 3), np.float32), np.zeros(3, np.float32), np.empty((4, 3), np.float32)
-    with pytest.raises(ValueError, match="indices beyond w's rows"):
-        _sparse_mlp.linear_forward(indptr, indices[:nnz], values[:nnz], w[:2].copy(), b, y, 1)
+    csr = indptr, indices[:nnz], values[:nnz]
+    with pytest.raises(ValueError, match="indices beyond w's columns"):
+        _sparse_mlp.linear_forward(*csr, None, w[:2].copy(), b, y, 1)
     with pytest.raises(ValueError, match="w must be"):
-        _sparse_mlp.linear_forward(indptr, indices[:nnz], values[:nnz], w, b, np.empty((3, 3), np.float32), 1)
+        _sparse_mlp.linear_forward(*csr, None, w, b, np.empty((3, 3), np.float32), 1)
     with pytest.raises(TypeError, match="float32"):
-        _sparse_mlp.linear_forward(indptr, indices[:nnz], values[:nnz], w.astype(np.float64), b, y, 1)
-    _sparse_mlp.linear_forward(indptr, indices[:nnz], values[:nnz], w, b, y, 1)
+        _sparse_mlp.linear_forward(*csr, None, w.astype(np.float64), b, y, 1)
+    with pytest.raises(IndexError, match="row 4 of a csr of 4 rows"):
+        _sparse_mlp.linear_forward(*csr, np.array([0, 4]), w, b, y[:2].copy(), 1)
+    with pytest.raises(ValueError, match="g must be"):
+        _sparse_mlp.linear_backward(*csr, None, y, np.empty((6, 3), np.float32), 1)
+    _sparse_mlp.linear_forward(*csr, None, w, b, y, 1)
     np.testing.assert_array_equal(y, x @ w)
+    picked = np.empty((3, 3), np.float32)
+    _sparse_mlp.linear_forward(*csr, np.array([3, 0, 3]), w, b, picked, 1)  # rows taken in any order, again
+    np.testing.assert_array_equal(picked, (x @ w)[[3, 0, 3]])
+    g = np.arange(9, dtype=np.float32).reshape(3, 3)
+    dw = np.empty((3, 6), np.float32)
+    _sparse_mlp.linear_backward(*csr, np.array([3, 0, 3]), g, dw, 2)
+    np.testing.assert_array_equal(dw, g.T @ x[[3, 0, 3]])
