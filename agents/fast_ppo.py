@@ -30,7 +30,7 @@ What differs from `sb3_contrib.MaskablePPO`, and why it learns the same thing:
     the policy (`WorkerActor`, frozen for the rollout as PPO has it; ShardedVecEnv `start_rollout`) and stream the
     steps back, which the callbacks and the buffer take one at a time: the same algorithm without a round trip per
     step; the samples come from uniforms drawn at the rollout's start, so they differ from lockstep's. The copy acts
-    in C (`agents/_sparse_mlp.c`: layers summed over their non-zero inputs, logits for the legal actions only; the same
+    in C (`agents/_kernels.c`: layers summed over their non-zero inputs, logits for the legal actions only; the same
     draws, log-probabilities and values to float rounding), ~0.5 ms a step of 32 envs against ~3 ms in torch.
 
 The policy is the standard `MaskableActorCriticPolicy` (`"MlpPolicy"`) and nothing of this class goes into a
@@ -61,10 +61,10 @@ from torch.nn import functional as F
 
 from .vec_env import ShardedVecEnv
 
-try:  # products over the observations' non-zeros in C (agents/_sparse_mlp.c), built by `pip install`; torch otherwise
-    from . import _sparse_mlp
+try:  # products over the observations' non-zeros in C (agents/_kernels.c), built by `pip install`; torch otherwise
+    from . import _kernels
 except ImportError:  # pragma: no cover - only without a C compiler
-    _sparse_mlp = None
+    _kernels = None
 
 MASKED_LOGIT = -1e8  # what sb3-contrib's MaskableCategorical puts in place of a masked logit
 SUBSET_SHARE = 0.75  # updates compute only the legal actions' logits when they are at most this share of them
@@ -81,18 +81,38 @@ class _MaskedCategoricalStats(th.autograd.Function):
 
     @staticmethod
     def forward(ctx, logits: th.Tensor, masks: th.Tensor, actions: th.Tensor):  # type: ignore[override]
+        index = actions.long().view(-1, 1)
+        # in C (agents/_kernels.c) when few actions are legal: it computes only theirs; torch's vectorised
+        # softmax is faster when most are (as in the do-nothing env of `tactician bench`)
+        if (_kernels is not None and logits.dtype == th.float32
+                and masks[:64].sum().item() <= SPARSE_SHARE * masks[:64].numel()):
+            z = logits.detach().contiguous()
+            p, log_p = th.empty_like(z), th.empty_like(z)
+            log_prob, entropy = th.empty(len(z)), th.empty(len(z))
+            _kernels.masked_stats(z.numpy(), masks.to(th.bool).contiguous().numpy(),
+                                  index.view(-1).contiguous().numpy(), log_prob.numpy(), entropy.numpy(), p.numpy(),
+                                  log_p.numpy())
+            ctx.save_for_backward(p, log_p, entropy, index)
+            ctx.in_c = True
+            return log_prob, entropy
+        ctx.in_c = False
         masked = th.where(masks, logits, th.tensor(MASKED_LOGIT, dtype=logits.dtype))
         log_p = th.log_softmax(masked, dim=-1)
         # softmax, not exp(log_p): torch's CPU exp is ~20x slower on the huge negative numbers of masked actions
         p = th.softmax(masked, dim=-1)
         entropy = -th.linalg.vecdot(p, log_p)  # a masked action: 0 * (-1e8) = 0
-        index = actions.long().view(-1, 1)
         ctx.save_for_backward(p, log_p, entropy, index)
         return log_p.gather(1, index).squeeze(1), entropy
 
     @staticmethod
     def backward(ctx, g_log_prob: th.Tensor, g_entropy: th.Tensor):  # type: ignore[override]
         p, log_p, entropy, index = ctx.saved_tensors
+        if ctx.in_c:
+            grad = th.empty_like(p)
+            _kernels.masked_stats_backward(p.numpy(), log_p.numpy(), entropy.numpy(), index.view(-1).numpy(),
+                                           g_log_prob.contiguous().numpy(), g_entropy.contiguous().numpy(),
+                                           grad.numpy())
+            return grad, None, None
         grad = log_p + entropy.unsqueeze(1)
         grad.mul_(-g_entropy.unsqueeze(1)).sub_(g_log_prob.unsqueeze(1)).mul_(p)
         grad.scatter_add_(1, index, g_log_prob.unsqueeze(1))
@@ -117,7 +137,7 @@ def legal_logits(head: th.nn.Module, latent: th.Tensor, kept: th.Tensor | None) 
 
 
 class SparseRows:
-    """Observations as their non-zero entries: `csr` (indptr, indices, values, from `_sparse_mlp.csr`) of a matrix and
+    """Observations as their non-zero entries: `csr` (indptr, indices, values, from `_kernels.csr`) of a matrix and
     the rows of it taken (`rows`, int64; None for all), for `SparseFirstLayers`. `of(x)` converts a dense batch;
     the rollout buffer converts its observations once a rollout and hands out minibatches of rows of them."""
 
@@ -130,7 +150,7 @@ class SparseRows:
         n, cols = x.shape
         indptr = np.empty(n + 1, np.int32)
         indices, values = np.empty(n * cols, np.int32), np.empty(n * cols, np.float32)  # pages are touched as filled
-        nnz = _sparse_mlp.csr(x, indptr, indices, values)
+        nnz = _kernels.csr(x, indptr, indices, values)
         return cls((indptr, indices[:nnz], values[:nnz]), cols)
 
     def take(self, rows: np.ndarray) -> SparseRows:
@@ -144,7 +164,7 @@ class SparseFirstLayers(th.autograd.Function):
     """The first Linear layers of the nets that read the observations (the actor's and the critic's), side by side:
     `apply(obs, threads, w1, b1, w2, b2, ...)` -> the layers' outputs concatenated (rows x their widths), computed in
     C over the observations' non-zero entries (obs: SparseRows, or a dense tensor converted here), with the weight
-    gradient g^T x over them too (`_sparse_mlp.linear_forward` / `linear_backward`) and the bias gradient the sum
+    gradient g^T x over them too (`_kernels.linear_forward` / `linear_backward`) and the bias gradient the sum
     of g. The same products as `F.linear` (to float rounding: the sums run in another order) at a fraction of their
     cost for observations that are mostly zeros; the observations get no gradient (they are data)."""
 
@@ -160,7 +180,7 @@ class SparseFirstLayers(th.autograd.Function):
             start += p.shape[0]
         b = th.cat([p.detach() for p in biases]).numpy()
         y = np.empty((len(x), w.shape[1]), np.float32)
-        _sparse_mlp.linear_forward(*x.csr, x.rows, w.numpy(), b, y, threads)
+        _kernels.linear_forward(*x.csr, x.rows, w.numpy(), b, y, threads)
         ctx.x, ctx.threads, ctx.widths = x, threads, widths
         return th.from_numpy(y)
 
@@ -169,7 +189,7 @@ class SparseFirstLayers(th.autograd.Function):
         x = ctx.x
         g = np.ascontiguousarray(grad.numpy(), dtype=np.float32)
         dw = th.empty((g.shape[1], x.cols))  # outputs x inputs: the layers' weights stacked
-        _sparse_mlp.linear_backward(*x.csr, x.rows, g, dw.numpy(), ctx.threads)
+        _kernels.linear_backward(*x.csr, x.rows, g, dw.numpy(), ctx.threads)
         db = grad.sum(dim=0)
         out: list[th.Tensor | None] = [None, None]
         start = 0
@@ -438,7 +458,7 @@ class FastMaskablePPO(MaskablePPO):
         a plain MLP (one flatten of the observations, SB3's MlpExtractor with a hidden layer in each net), the C
         module is built and the rollout's observations are mostly zeros (`SPARSE_SHARE`); else None."""
         pol, buffer = self.policy, self.rollout_buffer
-        if not (_sparse_mlp is not None and isinstance(buffer, FastMaskableRolloutBuffer)
+        if not (_kernels is not None and isinstance(buffer, FastMaskableRolloutBuffer)
                 and type(pol.mlp_extractor) is MlpExtractor and pol.share_features_extractor
                 and isinstance(pol.features_extractor, FlattenExtractor)
                 and self.observation_space.dtype == np.float32):
@@ -719,7 +739,7 @@ class WorkerActor:
     """The acting half of a plain MLP policy (`_plain_layers` of its actor and critic), frozen for one rollout and
     sent to the env workers (ShardedVecEnv `start_rollout`): `act(obs, masks, u)` -> (actions, values,
     log-probabilities) as the learner's rollout loop computes them (the same layers, `masked_sample` with the
-    uniforms u), in numpy. It runs in C (`agents/_sparse_mlp.c`: each layer summed over its non-zero inputs, logits
+    uniforms u), in numpy. It runs in C (`agents/_kernels.c`: each layer summed over its non-zero inputs, logits
     only for the legal actions; ~0.2 ms for 32 rows against ~3 ms in torch), else torch on one thread (its
     process's setting): the workers are one per core."""
 
@@ -734,7 +754,7 @@ class WorkerActor:
         return {"layers": self.layers, "_torch": None, "_native": None}
 
     def act(self, obs: np.ndarray, masks: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        if _sparse_mlp is not None:
+        if _kernels is not None:
             return self._act_native(obs, masks, u)
         if self._torch is None:
             if th.get_num_threads() != 1:
@@ -757,7 +777,7 @@ class WorkerActor:
         actor, head_w, head_b, critic = self._native
         rows = len(obs)
         actions, values, log_probs = np.empty(rows, np.int64), np.empty((rows, 1), np.float32), np.empty(rows, np.float32)
-        _sparse_mlp.act(np.ascontiguousarray(obs, dtype=np.float32), np.ascontiguousarray(masks, dtype=bool),
+        _kernels.act(np.ascontiguousarray(obs, dtype=np.float32), np.ascontiguousarray(masks, dtype=bool),
                  np.ascontiguousarray(u, dtype=np.float32), actor, head_w, head_b, critic, actions, values, log_probs)
         return actions, values, log_probs
 
@@ -766,7 +786,7 @@ _ACTIVATION_CODES = {"ReLU": 1, "Tanh": 2}
 
 
 def _native_layers(net: list) -> list[tuple[np.ndarray, np.ndarray, int]]:
-    """`_plain_layers` as `_sparse_mlp.act` takes them: [(weight (in, out), bias, activation code after it)]."""
+    """`_plain_layers` as `_kernels.act` takes them: [(weight (in, out), bias, activation code after it)]."""
     out: list[tuple[np.ndarray, np.ndarray, int]] = []
     for kind, w, b in net:
         if kind == "linear":

@@ -30,7 +30,11 @@ def _random_case(rng, rows=64, n=300, scale=5.0):
     return logits, masks, actions
 
 
-def test_log_prob_and_entropy_equal_sb3_contrib_with_their_gradients():
+@pytest.mark.parametrize("in_c", [True, False])
+def test_log_prob_and_entropy_equal_sb3_contrib_with_their_gradients(in_c, monkeypatch):
+    """In C (agents/_kernels.c `masked_stats`) and in torch (without the C module)."""
+    if not in_c:
+        monkeypatch.setattr(fast_ppo, "_kernels", None)
     rng = np.random.default_rng(0)
     for _ in range(5):
         logits, masks, actions = _random_case(rng)
@@ -47,6 +51,10 @@ def test_log_prob_and_entropy_equal_sb3_contrib_with_their_gradients():
         ((lp_ref * w).sum() + 0.3 * (ent_ref * w).sum()).backward()
         torch.testing.assert_close(a.grad, b.grad, rtol=1e-4, atol=1e-5)
         assert (a.grad[~masks] == 0).all()  # masked actions get no gradient
+    no_legal = torch.zeros((1, 5), dtype=torch.bool)  # uniform over every action, as sb3-contrib has it
+    lp, ent = masked_log_prob_entropy(torch.randn(1, 5), no_legal, torch.tensor([2]))
+    torch.testing.assert_close(lp, torch.tensor([-np.log(5.0)], dtype=torch.float32))
+    torch.testing.assert_close(ent, torch.tensor([np.log(5.0)], dtype=torch.float32))
 
 
 def test_sampling_draws_legal_actions_with_the_masked_probabilities():

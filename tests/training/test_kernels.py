@@ -1,4 +1,4 @@
-"""The products over the observations' non-zeros in C (agents/_sparse_mlp.c) compute what torch computes: the env
+"""The products over the observations' non-zeros in C (agents/_kernels.c) compute what torch computes: the env
 workers' acting (`WorkerActor`: the same actions drawn from the same uniforms, the same log-probabilities and
 values to float rounding) and the updates' first layers (`SparseFirstLayers`: the same outputs and gradients)."""
 from __future__ import annotations
@@ -15,7 +15,7 @@ from agents.fast_ppo import SparseFirstLayers, WorkerActor, _plain_layers
 
 
 def test_the_c_actor_is_built():
-    assert fast_ppo._sparse_mlp is not None, "agents._sparse_mlp is not built: `pip install -e .` compiles it (needs a C compiler)"
+    assert fast_ppo._kernels is not None, "agents._kernels is not built: `pip install -e .` compiles it (needs a C compiler)"
 
 
 def _nets(sizes: list[int], n_actions: int, activation=torch.nn.ReLU, seed: int = 0):
@@ -49,11 +49,11 @@ def _inputs(rng, rows: int, n_in: int, n_actions: int, density: float = 0.1):
 
 
 def _torch_act(actor: WorkerActor, obs, masks, u):
-    saved, fast_ppo._sparse_mlp = fast_ppo._sparse_mlp, None
+    saved, fast_ppo._kernels = fast_ppo._kernels, None
     try:
         return actor.act(obs, masks, u)
     finally:
-        fast_ppo._sparse_mlp = saved
+        fast_ppo._kernels = saved
 
 
 @pytest.mark.parametrize("sizes, n_actions, activation", [
@@ -154,30 +154,41 @@ def test_sparse_first_layers_of_zeros_are_the_biases_and_have_no_weight_gradient
 
 
 def test_the_c_products_refuse_arrays_that_do_not_fit():
-    from agents import _sparse_mlp
+    from agents import _kernels
 
     x = np.eye(4, 6, dtype=np.float32)
     indptr, indices, values = np.empty(5, np.int32), np.empty(24, np.int32), np.empty(24, np.float32)
-    nnz = _sparse_mlp.csr(x, indptr, indices, values)
+    nnz = _kernels.csr(x, indptr, indices, values)
     assert nnz == 4 and indptr.tolist() == [0, 1, 2, 3, 4] and indices[:4].tolist() == [0, 1, 2, 3]
     w, b, y = np.ones((6, 3), np.float32), np.zeros(3, np.float32), np.empty((4, 3), np.float32)
     csr = indptr, indices[:nnz], values[:nnz]
     with pytest.raises(ValueError, match="indices beyond w's columns"):
-        _sparse_mlp.linear_forward(*csr, None, w[:2].copy(), b, y, 1)
+        _kernels.linear_forward(*csr, None, w[:2].copy(), b, y, 1)
     with pytest.raises(ValueError, match="w must be"):
-        _sparse_mlp.linear_forward(*csr, None, w, b, np.empty((3, 3), np.float32), 1)
+        _kernels.linear_forward(*csr, None, w, b, np.empty((3, 3), np.float32), 1)
     with pytest.raises(TypeError, match="float32"):
-        _sparse_mlp.linear_forward(*csr, None, w.astype(np.float64), b, y, 1)
+        _kernels.linear_forward(*csr, None, w.astype(np.float64), b, y, 1)
     with pytest.raises(IndexError, match="row 4 of a csr of 4 rows"):
-        _sparse_mlp.linear_forward(*csr, np.array([0, 4]), w, b, y[:2].copy(), 1)
+        _kernels.linear_forward(*csr, np.array([0, 4]), w, b, y[:2].copy(), 1)
     with pytest.raises(ValueError, match="g must be"):
-        _sparse_mlp.linear_backward(*csr, None, y, np.empty((6, 3), np.float32), 1)
-    _sparse_mlp.linear_forward(*csr, None, w, b, y, 1)
+        _kernels.linear_backward(*csr, None, y, np.empty((6, 3), np.float32), 1)
+    _kernels.linear_forward(*csr, None, w, b, y, 1)
     np.testing.assert_array_equal(y, x @ w)
     picked = np.empty((3, 3), np.float32)
-    _sparse_mlp.linear_forward(*csr, np.array([3, 0, 3]), w, b, picked, 1)  # rows taken in any order, again
+    _kernels.linear_forward(*csr, np.array([3, 0, 3]), w, b, picked, 1)  # rows taken in any order, again
     np.testing.assert_array_equal(picked, (x @ w)[[3, 0, 3]])
     g = np.arange(9, dtype=np.float32).reshape(3, 3)
     dw = np.empty((3, 6), np.float32)
-    _sparse_mlp.linear_backward(*csr, np.array([3, 0, 3]), g, dw, 2)
+    _kernels.linear_backward(*csr, np.array([3, 0, 3]), g, dw, 2)
     np.testing.assert_array_equal(dw, g.T @ x[[3, 0, 3]])
+
+
+def test_masked_stats_refuse_an_action_out_of_range():
+    from agents import _kernels
+
+    z, m = np.zeros((2, 3), np.float32), np.ones((2, 3), bool)
+    out = [np.empty(2, np.float32), np.empty(2, np.float32), np.empty((2, 3), np.float32), np.empty((2, 3), np.float32)]
+    with pytest.raises(IndexError, match="the action of row 1 is not one of the 3"):
+        _kernels.masked_stats(z, m, np.array([0, 3]), *out)
+    with pytest.raises(ValueError, match="shapes of the arrays do not agree"):
+        _kernels.masked_stats(z, m[:1].copy(), np.array([0, 1]), *out)
