@@ -199,11 +199,17 @@ def test_a_rollout_played_in_the_workers_steps_as_the_same_actions_would():
             np.testing.assert_array_equal(actions, masks.argmax(axis=1))
             np.testing.assert_array_equal(values.reshape(-1), actions)
             np.testing.assert_array_equal(log_probs, uniforms[t].reshape(-1))
-            o1, r1, d1, _ = dummy.step(actions)
-            o2, r2, d2, _ = sharded.step(actions)
+            o1, r1, d1, i1 = dummy.step(actions)
+            o2, r2, d2, i2 = sharded.step(actions)
             np.testing.assert_array_equal(o2, o1)
             np.testing.assert_array_equal(r2, r1)
             np.testing.assert_array_equal(d2, d1)
+            # the infos' masks (sent as rows of the stacked masks where they are those) as the envs gave them:
+            # the next state's, or at an episode's end its last state's
+            assert [set(i) for i in i2] == [set(i) for i in i1]
+            for a, b in zip(i2, i1):
+                assert a["action_mask"].dtype == b["action_mask"].dtype
+                np.testing.assert_array_equal(a["action_mask"], b["action_mask"])
             ended += int(d1.sum())
             if t == 20:  # commands while played steps wait: answered (by envs already at the rollout's end), and
                 # the steps kept
