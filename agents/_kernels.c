@@ -356,8 +356,8 @@ typedef struct {
     const int *indptr, *indices;
     const float *values, *W, *b;
     const long long *sel;  /* the rows of the CSR to take, in order (NULL: all of them) */
-    float *y, *yt;         /* the output by rows, or (yt, when not NULL) by columns: yt[k * rows + r] */
-    Py_ssize_t rows, out, k0, k1;
+    float *y, *yt;         /* the output by rows, or (yt, when not NULL) by columns: yt[k * ld + r] */
+    Py_ssize_t rows, out, k0, k1, ld;
 } Job;
 
 #define TILE 8  /* rows computed before an output by columns is written: TILE floats at a time in each column */
@@ -379,7 +379,7 @@ static void run_rows(const Job *j, float *tmp) {
             }
             if (j->yt)
                 for (Py_ssize_t q = k; q < end; q++) {
-                    float *col = j->yt + (size_t)q * j->rows + i0;
+                    float *col = j->yt + (size_t)q * j->ld + i0;
                     for (Py_ssize_t t = 0; t < n; t++)
                         col[t] = tmp[(size_t)t * j->out + q];
                 }
@@ -498,12 +498,48 @@ PyDoc_STRVAR(backward_doc,
 "dw = (x^T g)^T = g^T x, the weight gradient of `linear_forward` for the output gradient g (float32, rows x\n"
 "outputs), in the layout of a torch Linear's weight: dw (float32, outputs x columns) is overwritten.");
 
-/* The columns of a CSR matrix of `cols` columns as compressed sparse rows of its transpose (counting sort):
- * of its rows `sel` (NULL: all `rows`), renumbered 0.. in their order: tptr (cols + 1), trow (nnz), tval (nnz);
- * each column's rows in increasing order. fill: scratch of cols. */
-static void transpose_csr(const int *P, const int *I, const float *V, const long long *sel, Py_ssize_t rows,
-                          Py_ssize_t cols, int *tptr, int *trow, float *tval, int *fill) {
-    memset(tptr, 0, sizeof(int) * (size_t)(cols + 1));
+/* The weight gradient dw (outputs x columns) = g^T x of the selected rows of a CSR x, as the product of x's
+ * transpose, by rows, with g: each thread takes a range of x's columns (about as many non-zeros each: `tptr`, the
+ * column counts' prefix sums, tells), gathers those columns' entries (the transpose of its part of x: rows renumbered
+ * 0.. in their order, each column's in increasing order) and computes its columns of dw for every output. */
+typedef struct {
+    const int *P, *I, *tptr;
+    const float *V;
+    const long long *sel;
+    Py_ssize_t rows, c0, c1;
+    int *trow, *fill;
+    float *tval;
+    Job job;  /* the product, but for its rows (this part's columns) */
+} BackwardPart;
+
+static void *run_backward_part(void *arg) {
+    BackwardPart *b = arg;
+    int *fill = b->fill;
+    memcpy(fill, b->tptr + b->c0, sizeof(int) * (size_t)(b->c1 - b->c0));
+    for (Py_ssize_t i = 0; i < b->rows; i++) {
+        const Py_ssize_t r = b->sel ? (Py_ssize_t)b->sel[i] : i;
+        for (int k = b->P[r]; k < b->P[r + 1]; k++) {
+            const int c = b->I[k];
+            if (c >= b->c0 && c < b->c1) {
+                const int at = fill[c - b->c0]++;
+                b->trow[at] = (int)i;
+                b->tval[at] = b->V[k];
+            }
+        }
+    }
+    return run_job(&b->job);
+}
+
+/* returns 0, -1 when out of memory */
+static int weight_gradient(const int *P, const int *I, const float *V, const long long *sel, Py_ssize_t rows,
+                           Py_ssize_t cols, const float *g, Py_ssize_t out, float *dw, int threads) {
+    if (threads < 1)
+        threads = 1;
+    if (threads > MAX_THREADS)
+        threads = MAX_THREADS;
+    int *tptr = calloc((size_t)cols + 1, sizeof(int));
+    if (!tptr)
+        return -1;
     for (Py_ssize_t i = 0; i < rows; i++) {
         const Py_ssize_t r = sel ? (Py_ssize_t)sel[i] : i;
         for (int k = P[r]; k < P[r + 1]; k++)
@@ -511,15 +547,43 @@ static void transpose_csr(const int *P, const int *I, const float *V, const long
     }
     for (Py_ssize_t c = 0; c < cols; c++)
         tptr[c + 1] += tptr[c];
-    memcpy(fill, tptr, sizeof(int) * (size_t)cols);
-    for (Py_ssize_t i = 0; i < rows; i++) {
-        const Py_ssize_t r = sel ? (Py_ssize_t)sel[i] : i;
-        for (int k = P[r]; k < P[r + 1]; k++) {
-            const int at = fill[I[k]]++;
-            trow[at] = (int)i;
-            tval[at] = V[k];
-        }
+    const int nnz = tptr[cols];
+    void *scratch = malloc(sizeof(int) * ((size_t)nnz + (size_t)cols) + sizeof(float) * (size_t)nnz + 1);
+    if (!scratch) {
+        free(tptr);
+        return -1;
     }
+    int *trow = scratch, *fill = trow + nnz;
+    float *tval = (float *)(fill + cols);
+    BackwardPart parts[MAX_THREADS];
+    pthread_t tid[MAX_THREADS];
+    int started[MAX_THREADS] = {0}, n = 0, failed = 0;
+    Py_ssize_t c0 = 0;
+    for (int t = 0; t < threads && c0 < cols; t++) {  /* column ranges of about nnz / threads entries each */
+        Py_ssize_t c1 = c0 + 1;
+        const long goal = (long)nnz * (t + 1) / threads;
+        while (c1 < cols && (t == threads - 1 || tptr[c1] < goal))
+            c1++;
+        BackwardPart *b = &parts[n++];
+        *b = (BackwardPart){P, I, tptr, V, sel, rows, c0, c1, trow, fill + c0, tval,
+                            (Job){tptr + c0, trow, tval, g, NULL, NULL, NULL, dw + c0, c1 - c0, out, 0, out, cols}};
+        c0 = c1;
+    }
+    for (int t = 1; t < n; t++)
+        started[t] = pthread_create(&tid[t], NULL, run_backward_part, &parts[t]) == 0;
+    for (int t = 1; t < n; t++)  /* a part whose thread did not start runs here */
+        if (!started[t] && run_backward_part(&parts[t]))
+            failed = 1;
+    if (n > 0 && run_backward_part(&parts[0]))
+        failed = 1;
+    for (int t = 1; t < n; t++) {
+        void *ret = NULL;
+        if (started[t] && (pthread_join(tid[t], &ret) != 0 || ret))
+            failed = 1;
+    }
+    free(scratch);
+    free(tptr);
+    return failed ? -1 : 0;
 }
 
 static PyObject *linear(PyObject *args, int backward) {
@@ -528,7 +592,6 @@ static PyObject *linear(PyObject *args, int backward) {
     PyObject *result = NULL;
     int threads, failed = 0;
     Py_ssize_t csr_rows;
-    void *scratch = NULL;
     if (backward ? !PyArg_ParseTuple(args, "OOOOOOi", &p_o, &i_o, &v_o, &r_o, &y_o, &w_o, &threads)
                  : !PyArg_ParseTuple(args, "OOOOOOOi", &p_o, &i_o, &v_o, &r_o, &w_o, &b_o, &y_o, &threads))
         return NULL;
@@ -566,22 +629,13 @@ static PyObject *linear(PyObject *args, int backward) {
             }
         nnz += P[r + 1] - P[r];
     }
-    Job job = {P, I, v.buf, w.buf, b.obj ? b.buf : NULL, S, y.buf, NULL, rows, out, 0, out};
-    if (backward) {  /* dw^T = x^T g: the product of x's transpose, by rows, with g, stored by columns */
-        scratch = malloc(sizeof(int) * (size_t)(2 * cols + 1 + nnz) + sizeof(float) * (size_t)nnz);
-        if (!scratch) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        int *tptr = scratch, *trow = tptr + cols + 1, *fill = trow + nnz;
-        float *tval = (float *)(fill + cols);
-        Py_BEGIN_ALLOW_THREADS
-        transpose_csr(P, I, v.buf, S, rows, cols, tptr, trow, tval, fill);
-        Py_END_ALLOW_THREADS
-        job = (Job){tptr, trow, tval, y.buf, NULL, NULL, NULL, w.buf, cols, out, 0, out};
-    }
     Py_BEGIN_ALLOW_THREADS
-    failed = run_split(job, threads);
+    if (backward) {  /* dw^T = x^T g */
+        failed = weight_gradient(P, I, v.buf, S, rows, cols, y.buf, out, w.buf, threads);
+    } else {
+        Job job = {P, I, v.buf, w.buf, b.obj ? b.buf : NULL, S, y.buf, NULL, rows, out, 0, out, 0};
+        failed = run_split(job, threads);
+    }
     Py_END_ALLOW_THREADS
     if (failed) {
         PyErr_NoMemory();
@@ -589,7 +643,6 @@ static PyObject *linear(PyObject *args, int backward) {
     }
     result = Py_NewRef(Py_None);
 done:
-    free(scratch);
     Py_buffer *views[] = {&p, &ix, &v, &sel, &w, &b, &y};
     for (size_t k = 0; k < sizeof(views) / sizeof(*views); k++)
         if (views[k]->obj)
