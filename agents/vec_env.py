@@ -295,9 +295,11 @@ class ShardedVecEnv(VecEnv):
         """Worker w's next answer; `WorkerDied` if the worker has ended (a crash: its pipe is closed)."""
         try:
             return self.remotes[w].recv()
-        except (EOFError, ConnectionResetError) as e:
+        except (EOFError, OSError) as e:  # OSError: it died as its answer was being sent ("end of file during message")
             p = self.processes[w]
             p.join(timeout=1)
+            if p.exitcode is None:
+                raise
             raise WorkerDied(f"ShardedVecEnv worker {w} died (exit code {p.exitcode}; {EXIT_CODES})") from e
 
     def _gather(self, workers: Sequence[int]) -> list[Any]:

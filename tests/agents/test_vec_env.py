@@ -112,6 +112,35 @@ def test_a_worker_that_dies_raises_naming_its_exit_code():
     assert not any(p.is_alive() for p in sharded.processes)
 
 
+def test_a_worker_that_dies_halfway_through_an_answer_raises_naming_its_exit_code():
+    """A worker killed as its sender thread writes a step leaves part of a message in the pipe: reading it fails with
+    OSError ("got end of file during message"), which is the worker's death too. An OSError while the worker lives is
+    raised as it is."""
+    import os
+    import signal
+
+    from agents.forked import WorkerDied
+
+    class Torn:
+        def recv(self):
+            raise OSError("got end of file during message")
+
+    sharded = ShardedVecEnv([lambda: TacticsEnv(opponent="random")] * 2, workers=2)
+    real = sharded.remotes[1]
+    try:
+        sharded.reset()
+        sharded.remotes[1] = Torn()
+        with pytest.raises(OSError, match="end of file during message"):
+            sharded._recv(1)  # alive: not a death
+        os.kill(sharded.processes[1].pid, signal.SIGKILL)
+        sharded.processes[1].join(5)
+        with pytest.raises(WorkerDied, match="worker 1 died .exit code -9"):
+            sharded._recv(1)
+    finally:
+        sharded.remotes[1] = real
+        sharded.close()
+
+
 class _SignalProbe(TacticsEnv):
     def sigterm_is_default(self):
         import signal
