@@ -41,6 +41,20 @@ static void net_release(Net *net) {
     net->n = 0;
 }
 
+/* the buffers of the views taken (those with an object) released, then `result` returned */
+static PyObject *release_all(Py_buffer *const *views, size_t n, PyObject *result) {
+    for (size_t k = 0; k < n; k++)
+        if (views[k]->obj)
+            PyBuffer_Release(views[k]);
+    return result;
+}
+
+#define RELEASE_AND_RETURN(result, ...)                                                    \
+    do {                                                                                  \
+        Py_buffer *views_[] = {__VA_ARGS__};                                              \
+        return release_all(views_, sizeof(views_) / sizeof(*views_), (result));            \
+    } while (0)
+
 static int float_buffer_flags(PyObject *o, Py_buffer *view, const char *what, int flags) {
     if (PyObject_GetBuffer(o, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | flags) < 0)
         return -1;
@@ -343,11 +357,7 @@ done:
     free(scratch);
     net_release(&actor);
     net_release(&critic);
-    Py_buffer *views[] = {&obs, &masks, &u, &hw, &hb, &actions, &values, &logp};
-    for (size_t k = 0; k < sizeof(views) / sizeof(*views); k++)
-        if (views[k]->obj)
-            PyBuffer_Release(views[k]);
-    return result;
+    RELEASE_AND_RETURN(result, &obs, &masks, &u, &hw, &hb, &actions, &values, &logp);
 }
 
 /* ---- the first layer of the updates: a minibatch's observations as their non-zeros (CSR) ---- */
@@ -398,12 +408,31 @@ static void *run_job(void *arg) {
 
 #define MAX_THREADS 16
 
+/* fn on each of the n items (of `size` bytes each): items 1.. on threads of their own, item 0 on the calling one
+ * (and an item whose thread did not start after it); returns 0, or -1 when one returned non-NULL (out of memory) */
+static int run_threads(void *(*fn)(void *), void *items, size_t size, int n) {
+    pthread_t tid[MAX_THREADS];
+    int started[MAX_THREADS] = {0}, failed = 0;
+    char *at = items;
+    for (int t = 1; t < n; t++)
+        started[t] = pthread_create(&tid[t], NULL, fn, at + (size_t)t * size) == 0;
+    for (int t = 1; t < n; t++)
+        if (!started[t] && fn(at + (size_t)t * size))
+            failed = 1;
+    if (n > 0 && fn(at))
+        failed = 1;
+    for (int t = 1; t < n; t++) {
+        void *ret = NULL;
+        if (started[t] && (pthread_join(tid[t], &ret) != 0 || ret))
+            failed = 1;
+    }
+    return failed ? -1 : 0;
+}
+
 /* the job over the columns of `out` split into `threads` ranges (multiples of 64 where they can be), each range on
  * a thread of its own (the first on the calling one); returns 0, or -1 when one ran out of memory */
 static int run_split(Job job, int threads) {
     Job jobs[MAX_THREADS];
-    pthread_t tid[MAX_THREADS];
-    int started[MAX_THREADS] = {0}, failed = 0;
     if (threads < 1)
         threads = 1;
     if (threads > MAX_THREADS)
@@ -416,19 +445,7 @@ static int run_split(Job job, int threads) {
         jobs[n].k0 = k;
         jobs[n].k1 = k + chunk < job.out ? k + chunk : job.out;
     }
-    for (int t = 1; t < n; t++)
-        started[t] = pthread_create(&tid[t], NULL, run_job, &jobs[t]) == 0;
-    for (int t = 1; t < n; t++)  /* a range whose thread did not start runs here */
-        if (!started[t] && run_job(&jobs[t]))
-            failed = 1;
-    if (n > 0 && run_job(&jobs[0]))
-        failed = 1;
-    for (int t = 1; t < n; t++) {
-        void *ret = NULL;
-        if (started[t] && (pthread_join(tid[t], &ret) != 0 || ret))
-            failed = 1;
-    }
-    return failed ? -1 : 0;
+    return run_threads(run_job, jobs, sizeof(Job), n);
 }
 
 PyDoc_STRVAR(csr_doc,
@@ -465,11 +482,7 @@ static PyObject *csr(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     result = PyLong_FromSsize_t(nnz);
 done:
-    Py_buffer *views[] = {&x, &p, &ix, &v};
-    for (size_t k = 0; k < sizeof(views) / sizeof(*views); k++)
-        if (views[k]->obj)
-            PyBuffer_Release(views[k]);
-    return result;
+    RELEASE_AND_RETURN(result, &x, &p, &ix, &v);
 }
 
 /* the (indptr, indices, values) of a `csr` call and its rows */
@@ -556,8 +569,7 @@ static int weight_gradient(const int *P, const int *I, const float *V, const lon
     int *trow = scratch, *fill = trow + nnz;
     float *tval = (float *)(fill + cols);
     BackwardPart parts[MAX_THREADS];
-    pthread_t tid[MAX_THREADS];
-    int started[MAX_THREADS] = {0}, n = 0, failed = 0;
+    int n = 0;
     Py_ssize_t c0 = 0;
     for (int t = 0; t < threads && c0 < cols; t++) {  /* column ranges of about nnz / threads entries each */
         Py_ssize_t c1 = c0 + 1;
@@ -569,18 +581,7 @@ static int weight_gradient(const int *P, const int *I, const float *V, const lon
                             (Job){tptr + c0, trow, tval, g, NULL, NULL, NULL, dw + c0, c1 - c0, out, 0, out, cols}};
         c0 = c1;
     }
-    for (int t = 1; t < n; t++)
-        started[t] = pthread_create(&tid[t], NULL, run_backward_part, &parts[t]) == 0;
-    for (int t = 1; t < n; t++)  /* a part whose thread did not start runs here */
-        if (!started[t] && run_backward_part(&parts[t]))
-            failed = 1;
-    if (n > 0 && run_backward_part(&parts[0]))
-        failed = 1;
-    for (int t = 1; t < n; t++) {
-        void *ret = NULL;
-        if (started[t] && (pthread_join(tid[t], &ret) != 0 || ret))
-            failed = 1;
-    }
+    const int failed = run_threads(run_backward_part, parts, sizeof(BackwardPart), n);
     free(scratch);
     free(tptr);
     return failed ? -1 : 0;
@@ -643,11 +644,7 @@ static PyObject *linear(PyObject *args, int backward) {
     }
     result = Py_NewRef(Py_None);
 done:
-    Py_buffer *views[] = {&p, &ix, &v, &sel, &w, &b, &y};
-    for (size_t k = 0; k < sizeof(views) / sizeof(*views); k++)
-        if (views[k]->obj)
-            PyBuffer_Release(views[k]);
-    return result;
+    RELEASE_AND_RETURN(result, &p, &ix, &v, &sel, &w, &b, &y);
 }
 
 static PyObject *linear_forward(PyObject *self, PyObject *args) { return linear(args, 0); }
@@ -748,11 +745,7 @@ static PyObject *masked_stats(PyObject *self, PyObject *args) {
     }
     result = Py_NewRef(Py_None);
 done:
-    Py_buffer *views[] = {&z, &m, &a, &lp, &h, &p, &lg};
-    for (size_t k = 0; k < sizeof(views) / sizeof(*views); k++)
-        if (views[k]->obj)
-            PyBuffer_Release(views[k]);
-    return result;
+    RELEASE_AND_RETURN(result, &z, &m, &a, &lp, &h, &p, &lg);
 }
 
 PyDoc_STRVAR(stats_backward_doc,
@@ -792,11 +785,7 @@ static PyObject *masked_stats_backward(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
 done:
-    Py_buffer *views[] = {&p, &lg, &h, &a, &glp, &gh, &g};
-    for (size_t k = 0; k < sizeof(views) / sizeof(*views); k++)
-        if (views[k]->obj)
-            PyBuffer_Release(views[k]);
-    return result;
+    RELEASE_AND_RETURN(result, &p, &lg, &h, &a, &glp, &gh, &g);
 }
 
 static PyMethodDef methods[] = {
