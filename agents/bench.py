@@ -355,6 +355,23 @@ def training_runs(seconds: float, repeat: int, overrides: list[str] | None = Non
     return {**mid, "runs": [(r["steps_per_s"], r["ratio"]) for r in runs]} if repeat > 1 else mid
 
 
+C_MODULES = ("engine.core._native", "engine.rulesets.saga._observe", "engine.rulesets.saga._legal",
+             "engine.rulesets.saga._tactics", "envs._native", "agents._kernels")  # pyproject.toml's ext-modules
+
+
+def missing_c_modules() -> list[str]:
+    """The C modules (optional at install: each has a Python version) that are not built here."""
+    import importlib
+
+    missing = []
+    for name in C_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    return missing
+
+
 def run_all(seconds: float = 5.0, parts: tuple[str, ...] = ("engine", "policy", "train", "latency"),
             train_overrides: list[str] | None = None, latency_decisions: int = 2000,
             split: bool = False, repeat: int = 1) -> dict[str, Any]:
@@ -366,7 +383,9 @@ def run_all(seconds: float = 5.0, parts: tuple[str, ...] = ("engine", "policy", 
     res: dict[str, Any] = {"python": platform.python_version(), "cpus": os.cpu_count(), "seconds": seconds,
                            "targets": TARGETS,
                            # other work on the machine slows every figure (a busy sibling core included)
-                           "load_average_1min": round(os.getloadavg()[0], 2)}
+                           "load_average_1min": round(os.getloadavg()[0], 2),
+                           # without them every figure is several times lower
+                           "c_modules_missing": missing_c_modules()}
     if "engine" in parts:
         res["engine"] = engine_runs(seconds, repeat)
         if split:  # a separate run: the clocks would slow the figure above

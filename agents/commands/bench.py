@@ -46,6 +46,9 @@ def register(app: typer.Typer) -> None:
             return
         typer.echo(f"python {res['python']}, {res['cpus']} cpus, {seconds:g} s per measurement, load average "
                    f"{res['load_average_1min']:g} before the run (anything well above 0 slows every figure)")
+        if res["c_modules_missing"]:
+            typer.echo("not built, so running in Python (much slower): " + ", ".join(res["c_modules_missing"])
+                       + " (`python3 bootstrap.py setup` builds them; it needs a C compiler)")
         if "engine" in res:
             e = res["engine"]
             typer.echo(f"engine    {e['decisions_per_s']:>10,.0f} decisions/s   (mask + observation + apply; "
