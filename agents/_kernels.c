@@ -448,41 +448,77 @@ static int run_split(Job job, int threads) {
     return run_threads(run_job, jobs, sizeof(Job), n);
 }
 
+/* how many of x[0..n) are not zero (as `nonzeros` counts them) */
+static Py_ssize_t count_nonzeros(const float *restrict x, Py_ssize_t n) {
+    Py_ssize_t nz = 0, j = 0;
+    for (; j + 8 <= n; j += 8) {
+        uint32_t bits[8], any = 0;
+        memcpy(bits, x + j, sizeof bits);
+        for (int q = 0; q < 8; q++)
+            any |= bits[q] << 1;
+        if (!any)
+            continue;
+        for (int q = 0; q < 8; q++)
+            nz += (bits[q] << 1) != 0;
+    }
+    for (; j < n; j++)
+        nz += x[j] != 0.0f;
+    return nz;
+}
+
 PyDoc_STRVAR(csr_doc,
-"csr(x, indptr, indices, values) -> nnz\n\n"
-"The non-zero entries of x (float32, rows x columns) in compressed sparse rows: indptr (int32, rows + 1), indices\n"
-"(int32) and values (float32), each of these two of at least rows x columns entries; returns how many there are.");
+"csr(x) -> (indptr, indices, values)\n\n"
+"The non-zero entries of x (float32, rows x columns) in compressed sparse rows, as bytes: indptr int32 (rows + 1),\n"
+"indices int32 and values float32 (one each an entry; `numpy.frombuffer` reads them without a copy).");
 
 static PyObject *csr(PyObject *self, PyObject *args) {
-    PyObject *x_o, *p_o, *i_o, *v_o;
-    Py_buffer x = {0}, p = {0}, ix = {0}, v = {0};
+    PyObject *x_o, *p_b = NULL, *i_b = NULL, *v_b = NULL;
+    Py_buffer x = {0};
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "OOOO", &x_o, &p_o, &i_o, &v_o))
+    if (!PyArg_ParseTuple(args, "O", &x_o))
         return NULL;
-    if (float_buffer(x_o, &x, "x") < 0 || PyObject_GetBuffer(p_o, &p, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0
-        || PyObject_GetBuffer(i_o, &ix, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0
-        || PyObject_GetBuffer(v_o, &v, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+    if (float_buffer(x_o, &x, "x") < 0)
         goto done;
-    if (x.ndim != 2 || p.len != (x.shape[0] + 1) * 4 || ix.len < x.len || v.len < x.len || p.itemsize != 4
-        || ix.itemsize != 4) {
-        PyErr_SetString(PyExc_ValueError, "csr: x must be (rows, columns), indptr int32 of rows + 1, indices (int32) "
-                                          "and values of rows x columns");
+    if (x.ndim != 2) {
+        PyErr_SetString(PyExc_ValueError, "csr: x must be (rows, columns)");
         goto done;
     }
     const Py_ssize_t rows = x.shape[0], cols = x.shape[1];
-    int *P = p.buf, *I = ix.buf;
-    float *V = v.buf;
+    const float *X = x.buf;
+    if (!(p_b = PyBytes_FromStringAndSize(NULL, (rows + 1) * (Py_ssize_t)sizeof(int))))
+        goto done;
+    int *P = (int *)PyBytes_AS_STRING(p_b);
     Py_ssize_t nnz = 0;
     Py_BEGIN_ALLOW_THREADS
     P[0] = 0;
-    for (Py_ssize_t r = 0; r < rows; r++) {
-        nnz += nonzeros((const float *)x.buf + (size_t)r * cols, cols, I + nnz, V + nnz);
+    for (Py_ssize_t r = 0; r < rows && nnz <= INT32_MAX; r++) {
+        nnz += count_nonzeros(X + (size_t)r * cols, cols);
         P[r + 1] = (int)nnz;
     }
     Py_END_ALLOW_THREADS
-    result = PyLong_FromSsize_t(nnz);
+    if (nnz > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "csr: more than 2**31 non-zero entries");
+        goto done;
+    }
+    /* one scratch entry past the last: `nonzeros` writes one past each row's entries (the next row's first) */
+    if (!(i_b = PyBytes_FromStringAndSize(NULL, (nnz + 1) * (Py_ssize_t)sizeof(int)))
+        || !(v_b = PyBytes_FromStringAndSize(NULL, (nnz + 1) * (Py_ssize_t)sizeof(float))))
+        goto done;
+    int *I = (int *)PyBytes_AS_STRING(i_b);
+    float *V = (float *)PyBytes_AS_STRING(v_b);
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < rows; r++)
+        nonzeros(X + (size_t)r * cols, cols, I + P[r], V + P[r]);
+    Py_END_ALLOW_THREADS
+    if (_PyBytes_Resize(&i_b, nnz * (Py_ssize_t)sizeof(int)) < 0
+        || _PyBytes_Resize(&v_b, nnz * (Py_ssize_t)sizeof(float)) < 0)
+        goto done;
+    result = PyTuple_Pack(3, p_b, i_b, v_b);
 done:
-    RELEASE_AND_RETURN(result, &x, &p, &ix, &v);
+    Py_XDECREF(p_b);
+    Py_XDECREF(i_b);
+    Py_XDECREF(v_b);
+    RELEASE_AND_RETURN(result, &x);
 }
 
 /* the (indptr, indices, values) of a `csr` call and its rows */

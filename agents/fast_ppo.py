@@ -142,7 +142,7 @@ def legal_logits(head: th.nn.Module, latent: th.Tensor, kept: th.Tensor | None) 
 
 
 class SparseRows:
-    """Observations as their non-zero entries: `csr` (indptr, indices, values, from `_kernels.csr`) of a matrix and
+    """Observations as their non-zero entries: `csr` (indptr, indices, values: `_kernels.csr`'s) of a matrix and
     the rows of it taken (`rows`, int64; None for all), for `SparseFirstLayers`. `of(x)` converts a dense batch;
     the rollout buffer converts its observations once a rollout and hands out minibatches of rows of them."""
 
@@ -152,11 +152,9 @@ class SparseRows:
     @classmethod
     def of(cls, x: np.ndarray) -> SparseRows:
         x = np.ascontiguousarray(x, dtype=np.float32).reshape(len(x), -1)
-        n, cols = x.shape
-        indptr = np.empty(n + 1, np.int32)
-        indices, values = np.empty(n * cols, np.int32), np.empty(n * cols, np.float32)  # pages are touched as filled
-        nnz = _kernels.csr(x, indptr, indices, values)
-        return cls((indptr, indices[:nnz], values[:nnz]), cols)
+        indptr, indices, values = _kernels.csr(x)
+        return cls((np.frombuffer(indptr, np.int32), np.frombuffer(indices, np.int32),
+                    np.frombuffer(values, np.float32)), x.shape[1])
 
     def take(self, rows: np.ndarray) -> SparseRows:
         return SparseRows(self.csr, self.cols, np.ascontiguousarray(rows, dtype=np.int64))

@@ -157,9 +157,11 @@ def test_the_c_products_refuse_arrays_that_do_not_fit():
     from agents import _kernels
 
     x = np.eye(4, 6, dtype=np.float32)
-    indptr, indices, values = np.empty(5, np.int32), np.empty(24, np.int32), np.empty(24, np.float32)
-    nnz = _kernels.csr(x, indptr, indices, values)
-    assert nnz == 4 and indptr.tolist() == [0, 1, 2, 3, 4] and indices[:4].tolist() == [0, 1, 2, 3]
+    indptr, indices, values = (np.frombuffer(b, t) for b, t in zip(_kernels.csr(x), (np.int32, np.int32, np.float32)))
+    assert indptr.tolist() == [0, 1, 2, 3, 4] and indices.tolist() == [0, 1, 2, 3] and values.tolist() == [1] * 4
+    nnz = len(indices)
+    empty = _kernels.csr(np.zeros((2, 9), np.float32))
+    assert np.frombuffer(empty[0], np.int32).tolist() == [0, 0, 0] and empty[1] == empty[2] == b""
     w, b, y = np.ones((6, 3), np.float32), np.zeros(3, np.float32), np.empty((4, 3), np.float32)
     csr = indptr, indices[:nnz], values[:nnz]
     with pytest.raises(ValueError, match="indices beyond w's columns"):
