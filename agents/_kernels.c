@@ -235,8 +235,8 @@ static Py_ssize_t net_width(const Net *net) {
 
 PyDoc_STRVAR(act_doc,
 "act(obs, masks, u, actor, head_w, head_b, critic, actions, values, log_probs)\n\n"
-"For each row of obs (float32, rows x inputs): the actor's hidden layers (a sequence, maybe empty, of (w (in, out), b,\n"
-"activation: 0 none, 1 ReLU, 2 tanh)), then the logits of the row's legal actions (masks: bool, rows x actions)\n"
+"For each row of obs (float32, rows x inputs): the actor's hidden layers (a sequence, maybe empty, of\n"
+"(w (in, out), b, activation: 0 none, 1 ReLU, 2 tanh)), then the logits of the row's legal actions (masks: bool, rows x actions)\n"
 "from head_w (actions x last hidden width, one row per action) and head_b; an action drawn from their softmax by\n"
 "inverse transform with u (float32, one a row): the first whose cumulative probability exceeds u times the\n"
 "total. Writes actions (int64), log_probs (float32, each action's log-probability) and values (float32, the\n"
@@ -267,7 +267,8 @@ static PyObject *act(PyObject *self, PyObject *args) {
     const Py_ssize_t rows = obs.shape[0], n_in = obs.shape[1], n_act = hw.shape[0], width = hw.shape[1];
     if (net_read(actor_o, n_in, 0, &actor) < 0 || net_read(critic_o, n_in, 1, &critic) < 0)
         goto done;
-    if ((actor.n ? actor.layer[actor.n - 1].out : n_in) != width || hb.len / 4 != n_act || critic.layer[critic.n - 1].out != 1
+    if ((actor.n ? actor.layer[actor.n - 1].out : n_in) != width || hb.len / 4 != n_act
+        || critic.layer[critic.n - 1].out != 1
         || masks.len != rows * n_act || u.len / 4 != rows || actions.len != rows * 8 || values.len / 4 != rows
         || logp.len / 4 != rows) {
         PyErr_SetString(PyExc_ValueError, "act: the shapes of the arrays do not agree (see the docstring)");
@@ -834,7 +835,8 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernels", "The policy's hot loops in C (agents/fast_ppo.py).", -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernels", "The policy's hot loops in C (agents/fast_ppo.py).",
+                                    -1, methods};
 
 PyMODINIT_FUNC PyInit__kernels(void) {
 #ifdef HAVE_KERNELS8

@@ -126,7 +126,8 @@ def test_the_c_modules_are_all_built_and_a_missing_one_is_named(monkeypatch):
     named in bench's first lines (the figures would be several times lower)."""
     import tomllib
 
-    declared = {m["name"] for m in tomllib.loads(Path("pyproject.toml").read_text())["tool"]["setuptools"]["ext-modules"]}
+    setuptools = tomllib.loads(Path("pyproject.toml").read_text())["tool"]["setuptools"]
+    declared = {m["name"] for m in setuptools["ext-modules"]}
     assert declared == set(bench.C_MODULES)
     assert bench.missing_c_modules() == []
     monkeypatch.setattr(bench, "missing_c_modules", lambda: ["agents._kernels"])

@@ -15,7 +15,8 @@ from agents.fast_ppo import SparseFirstLayers, WorkerActor, _plain_layers
 
 
 def test_the_c_actor_is_built():
-    assert fast_ppo._kernels is not None, "agents._kernels is not built: `pip install -e .` compiles it (needs a C compiler)"
+    assert fast_ppo._kernels is not None, \
+        "agents._kernels is not built: `python3 bootstrap.py setup` compiles it (needs a C compiler)"
 
 
 def _nets(sizes: list[int], n_actions: int, activation=torch.nn.ReLU, seed: int = 0):
