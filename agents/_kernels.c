@@ -66,6 +66,20 @@ static int float_buffer_flags(PyObject *o, Py_buffer *view, const char *what, in
     return 0;
 }
 
+/* a C-contiguous, aligned integer array of `itemsize` bytes (int32: 4, int64: 8) */
+static int int_buffer(PyObject *o, Py_buffer *view, const char *what, Py_ssize_t itemsize, int flags) {
+    if (PyObject_GetBuffer(o, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | flags) < 0)
+        return -1;
+    const char *f = view->format ? view->format : "";
+    if (view->itemsize != itemsize || (uintptr_t)view->buf % (uintptr_t)itemsize != 0
+        || !(strcmp(f, "i") == 0 || strcmp(f, "l") == 0 || strcmp(f, "q") == 0)) {
+        PyBuffer_Release(view);
+        PyErr_Format(PyExc_TypeError, "%s must be a C-contiguous, aligned int%d array", what, (int)(itemsize * 8));
+        return -1;
+    }
+    return 0;
+}
+
 static int float_buffer(PyObject *o, Py_buffer *view, const char *what) {
     return float_buffer_flags(o, view, what, 0);
 }
@@ -258,7 +272,7 @@ static PyObject *act(PyObject *self, PyObject *args) {
         || float_buffer_flags(lp_o, &logp, "log_probs", PyBUF_WRITABLE) < 0)
         goto done;
     if (PyObject_GetBuffer(masks_o, &masks, PyBUF_C_CONTIGUOUS) < 0
-        || PyObject_GetBuffer(act_o, &actions, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+        || int_buffer(act_o, &actions, "actions", 8, PyBUF_WRITABLE) < 0)
         goto done;
     if (obs.ndim != 2 || hw.ndim != 2) {
         PyErr_SetString(PyExc_ValueError, "obs must be (rows, inputs) and head_w (actions, width)");
@@ -506,11 +520,25 @@ static PyObject *csr(PyObject *self, PyObject *args) {
         || !(v_b = PyBytes_FromStringAndSize(NULL, (nnz + 1) * (Py_ssize_t)sizeof(float))))
         goto done;
     int *I = (int *)PyBytes_AS_STRING(i_b);
-    float *V = (float *)PyBytes_AS_STRING(v_b);
+    float *V = (float *)PyBytes_AS_STRING(v_b), *row = malloc(sizeof(float) * (size_t)(cols ? cols : 1));
+    int changed = 0;
+    if (!row) {
+        PyErr_NoMemory();
+        goto done;
+    }
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t r = 0; r < rows; r++)
-        nonzeros(X + (size_t)r * cols, cols, I + P[r], V + P[r]);
+    for (Py_ssize_t r = 0; r < rows && !changed; r++) {  /* x may change meanwhile (another thread): one snapshot */
+        memcpy(row, X + (size_t)r * cols, sizeof(float) * (size_t)cols);
+        changed = count_nonzeros(row, cols) != P[r + 1] - P[r];
+        if (!changed)
+            nonzeros(row, cols, I + P[r], V + P[r]);
+    }
     Py_END_ALLOW_THREADS
+    free(row);
+    if (changed) {
+        PyErr_SetString(PyExc_RuntimeError, "csr: x changed while it was read");
+        goto done;
+    }
     if (_PyBytes_Resize(&i_b, nnz * (Py_ssize_t)sizeof(int)) < 0
         || _PyBytes_Resize(&v_b, nnz * (Py_ssize_t)sizeof(float)) < 0)
         goto done;
@@ -525,12 +553,15 @@ done:
 /* the (indptr, indices, values) of a `csr` call and its rows */
 static int read_csr(PyObject *p_o, PyObject *i_o, PyObject *v_o, Py_buffer *p, Py_buffer *ix, Py_buffer *v,
                     Py_ssize_t *rows) {
-    if (PyObject_GetBuffer(p_o, p, PyBUF_C_CONTIGUOUS) < 0 || PyObject_GetBuffer(i_o, ix, PyBUF_C_CONTIGUOUS) < 0
+    if (int_buffer(p_o, p, "indptr", 4, 0) < 0 || int_buffer(i_o, ix, "indices", 4, 0) < 0
         || float_buffer(v_o, v, "values") < 0)
         return -1;
     *rows = p->len / 4 - 1;
     const int *P = p->buf;
-    if (p->itemsize != 4 || ix->itemsize != 4 || *rows < 0 || P[*rows] > ix->len / 4 || P[*rows] > v->len / 4) {
+    int ok = *rows >= 0 && P[0] >= 0 && P[*rows] <= ix->len / 4 && P[*rows] <= v->len / 4;
+    for (Py_ssize_t r = 0; ok && r < *rows; r++)
+        ok = P[r] <= P[r + 1];
+    if (!ok) {
         PyErr_SetString(PyExc_ValueError, "indptr, indices and values must be a `csr` call's (int32, int32, float32)");
         return -1;
     }
@@ -570,7 +601,7 @@ static void *run_backward_part(void *arg) {
         const Py_ssize_t r = b->sel ? (Py_ssize_t)b->sel[i] : i;
         for (int k = b->P[r]; k < b->P[r + 1]; k++) {
             const int c = b->I[k];
-            if (c >= b->c0 && c < b->c1) {
+            if (c >= b->c0 && c < b->c1 && fill[c - b->c0] < b->tptr[c + 1]) {  /* (the second: as counted) */
                 const int at = fill[c - b->c0]++;
                 b->trow[at] = (int)i;
                 b->tval[at] = b->V[k];
@@ -593,7 +624,8 @@ static int weight_gradient(const int *P, const int *I, const float *V, const lon
     for (Py_ssize_t i = 0; i < rows; i++) {
         const Py_ssize_t r = sel ? (Py_ssize_t)sel[i] : i;
         for (int k = P[r]; k < P[r + 1]; k++)
-            tptr[I[k] + 1]++;
+            if (I[k] >= 0 && I[k] < cols)  /* checked by the caller; again, in case they changed meanwhile */
+                tptr[I[k] + 1]++;
     }
     for (Py_ssize_t c = 0; c < cols; c++)
         tptr[c + 1] += tptr[c];
@@ -634,7 +666,7 @@ static PyObject *linear(PyObject *args, int backward) {
                  : !PyArg_ParseTuple(args, "OOOOOOOi", &p_o, &i_o, &v_o, &r_o, &w_o, &b_o, &y_o, &threads))
         return NULL;
     if (read_csr(p_o, i_o, v_o, &p, &ix, &v, &csr_rows) < 0
-        || (r_o != Py_None && PyObject_GetBuffer(r_o, &sel, PyBUF_C_CONTIGUOUS) < 0)
+        || (r_o != Py_None && int_buffer(r_o, &sel, "rows", 8, 0) < 0)
         || float_buffer_flags(w_o, &w, backward ? "dw" : "w", backward ? PyBUF_WRITABLE : 0) < 0
         || float_buffer_flags(y_o, &y, backward ? "g" : "y", backward ? 0 : PyBUF_WRITABLE) < 0
         || (b_o != Py_None && float_buffer(b_o, &b, "b") < 0))
@@ -646,7 +678,9 @@ static PyObject *linear(PyObject *args, int backward) {
         goto done;
     }
     /* forward: w (columns, outputs), y (rows, outputs); backward: g (rows, outputs), dw (outputs, columns) */
-    const Py_ssize_t cols = backward ? w.shape[1] : w.shape[0], out = backward ? w.shape[0] : w.shape[1];
+    const int w2 = w.ndim == 2;  /* shape[] has ndim entries (none, maybe NULL, for a 0-d array) */
+    const Py_ssize_t cols = !w2 ? 0 : backward ? w.shape[1] : w.shape[0];
+    const Py_ssize_t out = !w2 ? 0 : backward ? w.shape[0] : w.shape[1];
     if (w.ndim != 2 || y.ndim != 2 || y.shape[0] != rows || y.shape[1] != out || (b.obj && b.len / 4 != out)) {
         PyErr_SetString(PyExc_ValueError, backward ? "g must be (rows, outputs) and dw (outputs, columns)"
                                                    : "w must be (columns, outputs), y (rows, outputs) and b (outputs,)");
@@ -706,7 +740,7 @@ static PyObject *masked_stats(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOOOO", &z_o, &m_o, &a_o, &lp_o, &h_o, &p_o, &lg_o))
         return NULL;
     if (float_buffer(z_o, &z, "logits") < 0 || PyObject_GetBuffer(m_o, &m, PyBUF_C_CONTIGUOUS) < 0
-        || PyObject_GetBuffer(a_o, &a, PyBUF_C_CONTIGUOUS) < 0
+        || int_buffer(a_o, &a, "actions", 8, 0) < 0
         || float_buffer_flags(lp_o, &lp, "log_prob", PyBUF_WRITABLE) < 0
         || float_buffer_flags(h_o, &h, "entropy", PyBUF_WRITABLE) < 0
         || float_buffer_flags(p_o, &p, "p", PyBUF_WRITABLE) < 0
@@ -797,7 +831,7 @@ static PyObject *masked_stats_backward(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOOOO", &p_o, &lg_o, &h_o, &a_o, &glp_o, &gh_o, &g_o))
         return NULL;
     if (float_buffer(p_o, &p, "p") < 0 || float_buffer(lg_o, &lg, "log_p") < 0 || float_buffer(h_o, &h, "entropy") < 0
-        || PyObject_GetBuffer(a_o, &a, PyBUF_C_CONTIGUOUS) < 0 || float_buffer(glp_o, &glp, "g_log_prob") < 0
+        || int_buffer(a_o, &a, "actions", 8, 0) < 0 || float_buffer(glp_o, &glp, "g_log_prob") < 0
         || float_buffer(gh_o, &gh, "g_entropy") < 0 || float_buffer_flags(g_o, &g, "grad", PyBUF_WRITABLE) < 0)
         goto done;
     if (p.ndim != 2 || lg.len != p.len || g.len != p.len || a.itemsize != 8 || a.len / 8 != p.shape[0]
@@ -809,6 +843,11 @@ static PyObject *masked_stats_backward(PyObject *self, PyObject *args) {
     const float *P = p.buf, *LG = lg.buf, *H = h.buf, *GLP = glp.buf, *GH = gh.buf;
     const long long *A = a.buf;
     float *G = g.buf;
+    for (Py_ssize_t r = 0; r < rows; r++)
+        if (A[r] < 0 || A[r] >= n) {
+            PyErr_Format(PyExc_IndexError, "masked_stats_backward: the action of row %zd is not one of the %zd", r, n);
+            goto done;
+        }
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t r = 0; r < rows; r++) {
         const float *pr = P + (size_t)r * n, *lr = LG + (size_t)r * n;
@@ -816,8 +855,7 @@ static PyObject *masked_stats_backward(PyObject *self, PyObject *args) {
         const float gl = GLP[r], ge = GH[r], hr = H[r];
         for (Py_ssize_t k = 0; k < n; k++)  /* a masked action's p is 0: so is its gradient */
             gr[k] = (-ge * (lr[k] + hr) - gl) * pr[k];
-        if (A[r] >= 0 && A[r] < n)
-            gr[A[r]] += gl;
+        gr[A[r]] += gl;
     }
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);

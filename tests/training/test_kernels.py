@@ -195,3 +195,27 @@ def test_masked_stats_refuse_an_action_out_of_range():
         _kernels.masked_stats(z, m, np.array([0, 3]), *out)
     with pytest.raises(ValueError, match="shapes of the arrays do not agree"):
         _kernels.masked_stats(z, m[:1].copy(), np.array([0, 1]), *out)
+
+
+def test_integer_arrays_of_another_type_or_a_broken_indptr_are_refused():
+    """(From an ASan / UBSan run over fuzzed calls: these read or wrote out of bounds, or misaligned, before.)"""
+    from agents import _kernels
+
+    z, m = np.zeros((2, 3), np.float32), np.ones((2, 3), bool)
+    out = [np.empty(2, np.float32), np.empty(2, np.float32), np.empty((2, 3), np.float32), np.empty((2, 3), np.float32)]
+    with pytest.raises(TypeError, match="actions must be a C-contiguous, aligned int64 array"):
+        _kernels.masked_stats(z, m, np.array([0.0, 1.0]), *out)  # float64: 8 bytes too, but not integers
+    unaligned = np.frombuffer(bytes(17), np.int64, count=2, offset=1)
+    with pytest.raises(TypeError, match="aligned int64"):
+        _kernels.masked_stats(z, m, unaligned, *out)
+    with pytest.raises(IndexError, match="masked_stats_backward: the action of row 0 is not one of the 3"):
+        _kernels.masked_stats_backward(out[2], out[3], out[1], np.array([3, 0]), out[0], out[0],
+                                       np.empty((2, 3), np.float32))
+    indices, values = np.zeros(3, np.int32), np.ones(3, np.float32)
+    w, y = np.ones((4, 2), np.float32), np.empty((2, 2), np.float32)
+    for indptr in ([-100000, 0, 3], [0, 100000, 3], [0, 4, 3]):
+        with pytest.raises(ValueError, match="must be a `csr` call's"):
+            _kernels.linear_forward(np.array(indptr, np.int32), indices, values, None, w, None, y, 1)
+    with pytest.raises(ValueError, match="w must be"):
+        _kernels.linear_forward(np.array([0, 1, 3], np.int32), indices, values, None, np.float32(1).reshape(()),
+                                None, y, 1)
