@@ -180,9 +180,11 @@ typedef void (*SumRow)(const float *, Py_ssize_t, const float *, Py_ssize_t, Py_
                        Py_ssize_t, float *);
 static SumRow sum_row = sum_row4;
 
-/* The non-zero entries of x[0..n): their places in idx, their values in val; returns how many. Eight at a time where
- * all eight are zeros (an observation is ~90% zeros, mostly in runs), without branches otherwise. */
-static Py_ssize_t nonzeros(const float *restrict x, Py_ssize_t n, int *restrict idx, float *restrict val) {
+/* The non-zero entries of x[0..n): their places in idx, their values in val, each written at index cap at most (the
+ * scratch entry past `cap` that idx and val have); returns how many there are. Eight at a time where all eight are
+ * zeros (an observation is ~90% zeros, mostly in runs), without branches otherwise. */
+static Py_ssize_t nonzeros_capped(const float *restrict x, Py_ssize_t n, int *restrict idx, float *restrict val,
+                                  Py_ssize_t cap) {
     Py_ssize_t nz = 0, j = 0;
     for (; j + 8 <= n; j += 8) {
         uint32_t bits[8], any = 0;
@@ -192,17 +194,24 @@ static Py_ssize_t nonzeros(const float *restrict x, Py_ssize_t n, int *restrict 
         if (!any)
             continue;
         for (int q = 0; q < 8; q++) {
-            idx[nz] = (int)(j + q);
-            val[nz] = x[j + q];
+            const Py_ssize_t at = nz < cap ? nz : cap;
+            idx[at] = (int)(j + q);
+            val[at] = x[j + q];
             nz += (bits[q] << 1) != 0;
         }
     }
     for (; j < n; j++) {
-        idx[nz] = (int)j;
-        val[nz] = x[j];
+        const Py_ssize_t at = nz < cap ? nz : cap;
+        idx[at] = (int)j;
+        val[at] = x[j];
         nz += x[j] != 0.0f;
     }
     return nz;
+}
+
+/* `nonzeros_capped` without a cap (it writes at index n - 1 at most: nz stays below j) */
+static Py_ssize_t nonzeros(const float *restrict x, Py_ssize_t n, int *restrict idx, float *restrict val) {
+    return nonzeros_capped(x, n, idx, val, n);
 }
 
 /* y = act(b + x W) from x's non-zero entries (`nonzeros`): the rows of W whose input is zero are skipped */
@@ -481,16 +490,61 @@ static Py_ssize_t count_nonzeros(const float *restrict x, Py_ssize_t n) {
     return nz;
 }
 
+/* a share of `csr`'s rows: counted (each row's count in P[r + 1]), or filled (P the prefix sums by then) */
+typedef struct {
+    const float *X;
+    Py_ssize_t cols, r0, r1;
+    int *P, *I;
+    float *V;
+    int fill, changed;
+} CsrPart;
+
+static void *run_csr_part(void *arg) {
+    CsrPart *c = arg;
+    if (!c->fill) {
+        for (Py_ssize_t r = c->r0; r < c->r1; r++)
+            c->P[r + 1] = (int)count_nonzeros(c->X + (size_t)r * c->cols, c->cols);
+        return NULL;
+    }
+    /* capped at the counts: x may have changed meanwhile (another thread). A row writes one scratch entry past its
+     * own, the next entry's place: the rows after which the part has no entry write through `tail` instead, that
+     * place being another part's (another thread's) */
+    int *tail_i = malloc(sizeof(int) * (size_t)(c->cols + 1));
+    float *tail_v = malloc(sizeof(float) * (size_t)(c->cols + 1));
+    if (!tail_i || !tail_v) {
+        free(tail_i);
+        free(tail_v);
+        return (void *)1;
+    }
+    for (Py_ssize_t r = c->r0; r < c->r1; r++) {
+        const float *x = c->X + (size_t)r * c->cols;
+        const Py_ssize_t want = c->P[r + 1] - c->P[r];
+        const int last = c->P[r + 1] == c->P[c->r1];
+        int *I = last ? tail_i : c->I + c->P[r];
+        float *V = last ? tail_v : c->V + c->P[r];
+        c->changed |= nonzeros_capped(x, c->cols, I, V, want < c->cols ? want : c->cols) != want;
+        if (last && !c->changed) {
+            memcpy(c->I + c->P[r], tail_i, sizeof(int) * (size_t)want);
+            memcpy(c->V + c->P[r], tail_v, sizeof(float) * (size_t)want);
+        }
+    }
+    free(tail_i);
+    free(tail_v);
+    return NULL;
+}
+
 PyDoc_STRVAR(csr_doc,
-"csr(x) -> (indptr, indices, values)\n\n"
+"csr(x, threads=1) -> (indptr, indices, values)\n\n"
 "The non-zero entries of x (float32, rows x columns) in compressed sparse rows, as bytes: indptr int32 (rows + 1),\n"
-"indices int32 and values float32 (one each an entry; `numpy.frombuffer` reads them without a copy).");
+"indices int32 and values float32 (one each an entry; `numpy.frombuffer` reads them without a copy). The rows split\n"
+"over `threads` threads.");
 
 static PyObject *csr(PyObject *self, PyObject *args) {
     PyObject *x_o, *p_b = NULL, *i_b = NULL, *v_b = NULL;
     Py_buffer x = {0};
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "O", &x_o))
+    int threads = 1, failed = 0;
+    if (!PyArg_ParseTuple(args, "O|i", &x_o, &threads))
         return NULL;
     if (float_buffer(x_o, &x, "x") < 0)
         goto done;
@@ -499,44 +553,53 @@ static PyObject *csr(PyObject *self, PyObject *args) {
         goto done;
     }
     const Py_ssize_t rows = x.shape[0], cols = x.shape[1];
-    const float *X = x.buf;
     if (!(p_b = PyBytes_FromStringAndSize(NULL, (rows + 1) * (Py_ssize_t)sizeof(int))))
         goto done;
     int *P = (int *)PyBytes_AS_STRING(p_b);
+    threads = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
+    CsrPart parts[MAX_THREADS];
+    int n = 0;
+    for (int t = 0; t < threads; t++) {
+        const Py_ssize_t r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
+        if (r1 > r0)
+            parts[n++] = (CsrPart){x.buf, cols, r0, r1, P, NULL, NULL, 0, 0};
+    }
     Py_ssize_t nnz = 0;
     Py_BEGIN_ALLOW_THREADS
     P[0] = 0;
+    failed = run_threads(run_csr_part, parts, sizeof(CsrPart), n);
     for (Py_ssize_t r = 0; r < rows && nnz <= INT32_MAX; r++) {
-        nnz += count_nonzeros(X + (size_t)r * cols, cols);
-        P[r + 1] = (int)nnz;
+        nnz += P[r + 1];
+        P[r + 1] = (int)(nnz <= INT32_MAX ? nnz : 0);
     }
     Py_END_ALLOW_THREADS
     if (nnz > INT32_MAX) {
         PyErr_SetString(PyExc_OverflowError, "csr: more than 2**31 non-zero entries");
         goto done;
     }
-    /* one scratch entry past the last: `nonzeros` writes one past each row's entries (the next row's first) */
-    if (!(i_b = PyBytes_FromStringAndSize(NULL, (nnz + 1) * (Py_ssize_t)sizeof(int)))
-        || !(v_b = PyBytes_FromStringAndSize(NULL, (nnz + 1) * (Py_ssize_t)sizeof(float))))
+    /* one scratch entry past the last (`run_csr_part` writes through it) */
+    if (failed || !(i_b = PyBytes_FromStringAndSize(NULL, (nnz + 1) * (Py_ssize_t)sizeof(int)))
+        || !(v_b = PyBytes_FromStringAndSize(NULL, (nnz + 1) * (Py_ssize_t)sizeof(float)))) {
+        if (failed)
+            PyErr_NoMemory();
         goto done;
-    int *I = (int *)PyBytes_AS_STRING(i_b);
-    float *V = (float *)PyBytes_AS_STRING(v_b), *row = malloc(sizeof(float) * (size_t)(cols ? cols : 1));
+    }
     int changed = 0;
-    if (!row) {
-        PyErr_NoMemory();
-        goto done;
+    for (int t = 0; t < n; t++) {
+        parts[t].I = (int *)PyBytes_AS_STRING(i_b);
+        parts[t].V = (float *)PyBytes_AS_STRING(v_b);
+        parts[t].fill = 1;
     }
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t r = 0; r < rows && !changed; r++) {  /* x may change meanwhile (another thread): one snapshot */
-        memcpy(row, X + (size_t)r * cols, sizeof(float) * (size_t)cols);
-        changed = count_nonzeros(row, cols) != P[r + 1] - P[r];
-        if (!changed)
-            nonzeros(row, cols, I + P[r], V + P[r]);
-    }
+    failed = run_threads(run_csr_part, parts, sizeof(CsrPart), n);
     Py_END_ALLOW_THREADS
-    free(row);
-    if (changed) {
-        PyErr_SetString(PyExc_RuntimeError, "csr: x changed while it was read");
+    for (int t = 0; t < n; t++)
+        changed |= parts[t].changed;
+    if (failed || changed) {
+        if (failed)
+            PyErr_NoMemory();
+        else
+            PyErr_SetString(PyExc_RuntimeError, "csr: x changed while it was read");
         goto done;
     }
     if (_PyBytes_Resize(&i_b, nnz * (Py_ssize_t)sizeof(int)) < 0

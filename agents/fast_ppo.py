@@ -145,8 +145,9 @@ def legal_logits(head: th.nn.Module, latent: th.Tensor, kept: th.Tensor | None) 
 
 class SparseRows:
     """Observations as their non-zero entries: `csr` (indptr, indices, values: `_kernels.csr`'s) of a matrix and
-    the rows of it taken (`rows`, int64; None for all), for `SparseFirstLayers`. `of(x)` converts a dense batch;
-    the rollout buffer converts its observations once a rollout and hands out minibatches of rows of them."""
+    the rows of it taken (`rows`, int64; None for all), for `SparseFirstLayers`. `of(x)` converts a dense batch (on
+    torch's thread count); the rollout buffer converts its observations once a rollout and hands out minibatches of
+    rows of them."""
 
     def __init__(self, csr: tuple[np.ndarray, np.ndarray, np.ndarray], cols: int, rows: np.ndarray | None = None):
         self.csr, self.cols, self.rows = csr, cols, rows
@@ -154,7 +155,7 @@ class SparseRows:
     @classmethod
     def of(cls, x: np.ndarray) -> SparseRows:
         x = np.ascontiguousarray(x, dtype=np.float32).reshape(len(x), -1)
-        indptr, indices, values = _kernels.csr(x)
+        indptr, indices, values = _kernels.csr(x, th.get_num_threads())
         return cls((np.frombuffer(indptr, np.int32), np.frombuffer(indices, np.int32),
                     np.frombuffer(values, np.float32)), x.shape[1])
 

@@ -161,6 +161,12 @@ def test_the_c_products_refuse_arrays_that_do_not_fit():
     indptr, indices, values = (np.frombuffer(b, t) for b, t in zip(_kernels.csr(x), (np.int32, np.int32, np.float32)))
     assert indptr.tolist() == [0, 1, 2, 3, 4] and indices.tolist() == [0, 1, 2, 3] and values.tolist() == [1] * 4
     nnz = len(indices)
+    rng = np.random.default_rng(0)
+    for _ in range(50):  # rows split over threads: the same result (a row writes a scratch entry where the next
+        # entry goes, which after empty rows is another thread's)
+        big = np.where(rng.random((37, 50)) < 0.2, 1.5, 0).astype(np.float32)
+        big[rng.random(37) < 0.5] = 0
+        assert all(_kernels.csr(big, threads) == _kernels.csr(big) for threads in (2, 3, 5, 40))
     empty = _kernels.csr(np.zeros((2, 9), np.float32))
     assert np.frombuffer(empty[0], np.int32).tolist() == [0, 0, 0] and empty[1] == empty[2] == b""
     w, b, y = np.ones((6, 3), np.float32), np.zeros(3, np.float32), np.empty((4, 3), np.float32)
