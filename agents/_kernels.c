@@ -131,8 +131,8 @@ fail:
  * val[i] for i < nz) with a matrix W of `out` columns (one row per input); b may be NULL for zeros. Outputs go in
  * blocks of 8 vectors held in registers over all the inputs, the rest one by one; vectors of LANES floats: 4 (SSE,
  * which every x86-64 has: blocks of 32) or 8 (AVX2 with FMA, where the CPU has it: blocks of 64). */
-#define BLOCK(LANES) (8 * (LANES))
-#define PREFETCH 8  /* eight vectors of accumulators: enough in flight to hide the adds' latency */
+#define BLOCK(LANES) (8 * (LANES))  /* eight vectors of accumulators: enough in flight to hide the adds' latency */
+#define PREFETCH 8  /* how many inputs ahead their weight rows are asked for */
 #define SPARSE_KERNELS(SUFFIX, VT, LANES, ATTR)                                                       \
     ATTR static void sum_row##SUFFIX(const float *restrict W, Py_ssize_t out, const float *restrict b,  \
                                      Py_ssize_t k0, Py_ssize_t k1, const int *restrict idx,             \
@@ -214,6 +214,25 @@ static Py_ssize_t nonzeros(const float *restrict x, Py_ssize_t n, int *restrict 
     return nonzeros_capped(x, n, idx, val, n);
 }
 
+/* The places of the non-zero bytes of m[0..n) (a row of masks) in out, in order; returns how many. Eight masked
+ * actions at once (most are), without branches otherwise. */
+static Py_ssize_t legal_actions(const unsigned char *restrict m, Py_ssize_t n, int *restrict out) {
+    Py_ssize_t count = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if ((k & 7) == 0 && k + 8 <= n) {
+            uint64_t eight;
+            memcpy(&eight, m + k, sizeof eight);
+            if (!eight) {
+                k += 7;
+                continue;
+            }
+        }
+        out[count] = (int)k;
+        count += m[k] != 0;
+    }
+    return count;
+}
+
 /* y = act(b + x W) from x's non-zero entries (`nonzeros`): the rows of W whose input is zero are skipped */
 static void layer_row(const Layer *L, const int *restrict idx, const float *restrict val, Py_ssize_t nz,
                       float *restrict y) {
@@ -259,8 +278,8 @@ static Py_ssize_t net_width(const Net *net) {
 PyDoc_STRVAR(act_doc,
 "act(obs, masks, u, actor, head_w, head_b, critic, actions, values, log_probs)\n\n"
 "For each row of obs (float32, rows x inputs): the actor's hidden layers (a sequence, maybe empty, of\n"
-"(w (in, out), b, activation: 0 none, 1 ReLU, 2 tanh)), then the logits of the row's legal actions (masks: bool, rows x actions)\n"
-"from head_w (actions x last hidden width, one row per action) and head_b; an action drawn from their softmax by\n"
+"(w (in, out), b, activation: 0 none, 1 ReLU, 2 tanh)), then the logits of the row's legal actions (masks:\n"
+"bool, rows x actions) from head_w (actions x last hidden width, one row per action) and head_b; an action drawn from their softmax by\n"
 "inverse transform with u (float32, one a row): the first whose cumulative probability exceeds u times the\n"
 "total. Writes actions (int64), log_probs (float32, each action's log-probability) and values (float32, the\n"
 "critic's (w, b, activation) layers, the last with one output). A row with no legal action is an error.");
@@ -320,33 +339,21 @@ static PyObject *act(PyObject *self, PyObject *args) {
         const Py_ssize_t x_nz = nonzeros(x, n_in, x_idx, x_val);
         V[r] = net_row(&critic, x, x_idx, x_val, x_nz, sa, sb, idx, val)[0];
         const float *h = net_row(&actor, x, x_idx, x_val, x_nz, sa, sb, idx, val);
-        const unsigned char *m = M + (size_t)r * n_act;
-        int n_legal = 0;
+        const Py_ssize_t n_legal = legal_actions(M + (size_t)r * n_act, n_act, legal);
         float top = -INFINITY;
-        for (Py_ssize_t a = 0; a < n_act; a++) {
-            if ((a & 7) == 0 && a + 8 <= n_act) {  /* eight masked actions at once: most are */
-                uint64_t eight;
-                memcpy(&eight, m + a, sizeof eight);
-                if (!eight) {
-                    a += 7;
-                    continue;
-                }
-            }
-            if (!m[a])
-                continue;
-            const float *wa = HW + (size_t)a * width;
+        for (Py_ssize_t i = 0; i < n_legal; i++) {
+            const float *wa = HW + (size_t)legal[i] * width;
             float part[8] = {0};
             Py_ssize_t k = 0;
             for (; k + 8 <= width; k += 8)
                 for (int q = 0; q < 8; q++)
                     part[q] += h[k + q] * wa[k + q];
-            float z = HB[a];
+            float z = HB[legal[i]];
             for (; k < width; k++)
                 z += h[k] * wa[k];
             for (int q = 0; q < 8; q++)
                 z += part[q];
-            logits[n_legal] = z;
-            legal[n_legal++] = (int)a;
+            logits[i] = z;
             top = z > top ? z : top;
         }
         if (n_legal == 0) {
@@ -354,12 +361,12 @@ static PyObject *act(PyObject *self, PyObject *args) {
             break;
         }
         double total = 0.0;
-        for (int i = 0; i < n_legal; i++)
+        for (Py_ssize_t i = 0; i < n_legal; i++)
             total += expf(logits[i] - top);
         const double target = (double)U[r] * total;
         double cum = 0.0;
-        int pick = n_legal - 1;  /* u * total rounded up to the total: the last legal action */
-        for (int i = 0; i < n_legal; i++) {
+        Py_ssize_t pick = n_legal - 1;  /* u * total rounded up to the total: the last legal action */
+        for (Py_ssize_t i = 0; i < n_legal; i++) {
             cum += expf(logits[i] - top);
             if (cum > target) {
                 pick = i;
@@ -474,20 +481,9 @@ static int run_split(Job job, int threads) {
 
 /* how many of x[0..n) are not zero (as `nonzeros` counts them) */
 static Py_ssize_t count_nonzeros(const float *restrict x, Py_ssize_t n) {
-    Py_ssize_t nz = 0, j = 0;
-    for (; j + 8 <= n; j += 8) {
-        uint32_t bits[8], any = 0;
-        memcpy(bits, x + j, sizeof bits);
-        for (int q = 0; q < 8; q++)
-            any |= bits[q] << 1;
-        if (!any)
-            continue;
-        for (int q = 0; q < 8; q++)
-            nz += (bits[q] << 1) != 0;
-    }
-    for (; j < n; j++)
-        nz += x[j] != 0.0f;
-    return nz;
+    int idx;
+    float val;
+    return nonzeros_capped(x, n, &idx, &val, 0);
 }
 
 /* a share of `csr`'s rows: counted (each row's count in P[r + 1]), or filled (P the prefix sums by then) */
@@ -829,19 +825,7 @@ static PyObject *masked_stats(PyObject *self, PyObject *args) {
         const float *zr = Z + (size_t)r * n;
         const unsigned char *mr = M + (size_t)r * n;
         float *pr = P + (size_t)r * n, *lr = LG + (size_t)r * n;
-        Py_ssize_t count = 0;  /* the legal actions, found without branches (eight masked ones at once) */
-        for (Py_ssize_t k = 0; k < n; k++) {
-            if ((k & 7) == 0 && k + 8 <= n) {
-                uint64_t eight;
-                memcpy(&eight, mr + k, sizeof eight);
-                if (!eight) {
-                    k += 7;
-                    continue;
-                }
-            }
-            legal[count] = (int)k;
-            count += mr[k] != 0;
-        }
+        const Py_ssize_t count = legal_actions(mr, n, legal);
         const int uniform = count == 0;  /* no legal action: every logit masked, so all alike */
         float top = uniform ? MASKED_LOGIT : -INFINITY;
         for (Py_ssize_t i = 0; i < count; i++)
