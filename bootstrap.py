@@ -27,10 +27,18 @@ def run(cmd: list[str]) -> None:
     subprocess.run(cmd, check=True, cwd=ROOT)
 
 
+def build_inputs() -> list[Path]:
+    """pyproject.toml and the C files that its ext-modules compile (sources and depends): the install is redone
+    when one of them is newer than the last install."""
+    import tomllib
+
+    project = ROOT / "pyproject.toml"
+    modules = tomllib.loads(project.read_text())["tool"]["setuptools"].get("ext-modules", [])
+    return [project, *(ROOT / f for m in modules for f in (*m["sources"], *m.get("depends", [])))]
+
+
 def setup() -> None:
-    # reinstall when the project file or a C source (compiled by the install) is newer than the last install
-    sources = [ROOT / "pyproject.toml", *ROOT.glob("engine/**/*.[ch]"), *ROOT.glob("envs/**/*.[ch]")]
-    if STAMP.exists() and STAMP.stat().st_mtime >= max(p.stat().st_mtime for p in sources):
+    if STAMP.exists() and STAMP.stat().st_mtime >= max(p.stat().st_mtime for p in build_inputs()):
         return
     if not (BIN / "python").exists():
         venv.create(VENV, with_pip=True)
