@@ -23,6 +23,8 @@ TERRAIN_RGB = {"floor": (40, 40, 40), "wall": (150, 150, 150), "low_cover": (150
                "heavy_cover": (200, 160, 40), "difficult": (30, 70, 90), "door": (140, 60, 140),
                "open_door": (90, 50, 90), "window": (60, 90, 160)}
 SIDE_RGB = [(60, 200, 80), (220, 60, 60), (70, 120, 230), (230, 200, 50)]
+DOWN_RGB = (90, 90, 90)
+MARKER_RGB = (0, 0, 0)
 SIDE_STYLE = ["bold green", "bold red", "bold blue", "bold yellow"]
 DOWN_MARK = "x"
 
@@ -173,9 +175,10 @@ def map_rich(enc: "Encounter", ruleset: "Ruleset | None" = None):
     return Group(text, table)
 
 
-def map_image(enc: "Encounter", cell: int = 12) -> np.ndarray:
-    """The map as an RGB image (uint8, H x W x 3): terrain colours, units as side-coloured squares with
-    a bar showing hit points left (down units greyed out). For TensorBoard's add_image (dataformats HWC)."""
+def map_image(enc: "Encounter", cell: int = 24) -> np.ndarray:
+    """The map as an RGB image (uint8, H x W x 3): terrain colours, units as side-coloured squares marked with
+    the same characters as `map_text` and its legend, with a bar showing hit points left (down units greyed out),
+    the acting unit outlined. For TensorBoard's add_image (dataformats HWC)."""
     g = enc.grid
     img = np.zeros((g.height * cell, g.width * cell, 3), dtype=np.uint8)
     for y in range(g.height):
@@ -187,13 +190,14 @@ def map_image(enc: "Encounter", cell: int = 12) -> np.ndarray:
     img[:, ::cell, :] = np.minimum(img[:, ::cell, :], 20)
     sides = enc.sides()
     pad = max(1, cell // 6)
+    bar_h = max(1, cell // 6)
+    labels = []
     for pos, uid in _unit_layer(enc).items():
         u = enc.units[uid]
         x, y = pos
-        colour = (90, 90, 90) if u.down else SIDE_RGB[sides.index(u.side) % len(SIDE_RGB)]
+        colour = DOWN_RGB if u.down else SIDE_RGB[sides.index(u.side) % len(SIDE_RGB)]
         y0, x0 = y * cell, x * cell
         img[y0 + pad:y0 + cell - pad, x0 + pad:x0 + cell - pad] = colour
-        bar_h = max(1, cell // 6)
         frac = 0.0 if u.max_hp <= 0 else max(0.0, min(1.0, u.hp / u.max_hp))
         width = cell - 2 * pad
         filled = int(round(frac * width))
@@ -203,4 +207,19 @@ def map_image(enc: "Encounter", cell: int = 12) -> np.ndarray:
         if uid == enc.actor_id:  # outline the acting unit
             img[y0:y0 + cell, x0:x0 + 1] = img[y0:y0 + cell, x0 + cell - 1:x0 + cell] = (255, 255, 0)
             img[y0:y0 + 1, x0:x0 + cell] = img[y0 + cell - 1:y0 + cell, x0:x0 + cell] = (255, 255, 0)
+        labels.append((x0 + cell / 2, y0 + (cell - bar_h) / 2, uid))
+    if labels and cell >= 12:
+        _draw_markers(img, labels, markers(enc), cell)
     return img
+
+
+def _draw_markers(img: np.ndarray, labels: list[tuple[float, float, int]], marks: dict[int, str], cell: int) -> None:
+    """Each unit's marker character at its (x, y) centre, in place, with Pillow's built-in font."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    pic = Image.fromarray(img)
+    draw = ImageDraw.Draw(pic)
+    font = ImageFont.load_default(size=max(8, int(cell * 0.6)))  # a small bitmap font where FreeType is missing
+    for x, y, uid in labels:
+        draw.text((x, y), marks[uid], fill=MARKER_RGB, font=font, anchor="mm")
+    img[...] = np.asarray(pic)

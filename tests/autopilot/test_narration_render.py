@@ -77,6 +77,25 @@ def test_map_text_rich_and_image(yard):
     assert tuple(img[5, 5]) == (150, 150, 150)
 
 
+def test_map_image_marks_each_unit_with_its_text_marker(yard):
+    """The TensorBoard picture carries the markers of map_text's legend: dark marker pixels on each unit's square,
+    and units with other markers drawn differently."""
+    cell = 24
+    img = map_image(yard, cell=cell)
+    mk = markers(yard)
+
+    def square(u):
+        x, y = u.pos
+        return img[y * cell:(y + 1) * cell, x * cell:(x + 1) * cell].astype(int)
+
+    for u in yard.units:
+        dark = (square(u).sum(axis=2) < 60).sum()
+        assert dark >= 5, f"{u.name}'s marker {mk[u.id]} is drawn"
+    a, b = yard.units[2:4]  # two troopers: the same side, colour and HP bar; other markers
+    assert a.side == b.side and a.hp / a.max_hp == b.hp / b.max_hp and mk[a.id] != mk[b.id]
+    assert not np.array_equal(square(a), square(b))
+
+
 class _Flat(Policy):
     """Ranks every legal decision equally (does not know about tactics)."""
     name = "flat"

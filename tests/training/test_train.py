@@ -1,5 +1,6 @@
 """The smoke config trains end to end in a temporary directory; TensorBoard tags, eval.json, resume."""
 import json
+import re
 import os
 import signal
 from pathlib import Path
@@ -66,6 +67,8 @@ def test_tensorboard_tags_exist_with_sane_values(smoke):
     assert img.width >= 10 and img.height >= 10
     text = ea.Tensors("eval/sample_battle/text_summary")[-1].tensor_proto.string_val[0].decode()
     assert "Learner plays" in text and len(text.splitlines()) > 3
+    assert "The final map" in text
+    assert re.search(r"\[[#.]{10}\]", text.split("The final map")[1]), "the map's legend with HP bars"
     # hyperparameters in the HPARAMS tab
     from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
     plugins = {v.metadata.plugin_data.plugin_name for f in (d / "tb").iterdir()
