@@ -184,6 +184,7 @@ def _timed_learn(model, seconds: float, cfg) -> dict[str, Any]:
     Besides steps/s: the wall seconds of a cycle's rollout and update, and, for env worker processes, the
     share of the rollouts' wall time that each worker spent on its CPU (well under 1: the workers wait)."""
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+    from stable_baselines3.common.logger import Logger
 
     from agents.callbacks import UpdateThreads
     from agents.heap import freeze_heap
@@ -218,6 +219,7 @@ def _timed_learn(model, seconds: float, cfg) -> dict[str, Any]:
             return not self.stop
 
     cb = Clock()
+    model.set_logger(Logger(None, []))  # no output; SB3's default logger makes a new directory in /tmp per learn()
     freeze_heap()  # as agents.train.run does
     try:
         model.learn(total_timesteps=10**9, callback=CallbackList([cb, UpdateThreads(cfg)]), progress_bar=False)

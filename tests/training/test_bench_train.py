@@ -6,7 +6,9 @@ from agents.train import build_model, make_vec_env
 from agents.vec_env import MaskedDummyVecEnv
 
 
-def test_ceiling_uses_the_trainers_vec_env_and_model():
+def test_ceiling_uses_the_trainers_vec_env_and_model(tmp_path, monkeypatch):
+    monkeypatch.delenv("SB3_LOGDIR", raising=False)
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))  # where SB3's default logger would make its directory
     cfg = load_config("configs/saga/smoke.yaml", ["train.n_envs=2", "ppo.n_steps=16", "ppo.batch_size=32",
                                                   "ppo.n_epochs=1", "ppo.net_arch=[8]"])
     venv = make_vec_env(cfg)
@@ -21,6 +23,7 @@ def test_ceiling_uses_the_trainers_vec_env_and_model():
         assert isinstance(model, FastMaskablePPO)
         r = bench._timed_learn(model, 0.01, cfg)
         assert r["steps"] >= 32 and r["steps_per_s"] > 0 and r["steps_per_learner_cpu_s"] > 0
+        assert list(tmp_path.glob("SB3-*")) == [], "bench leaves no logger directories behind"
     finally:
         venv.close()
         null.close()
