@@ -105,6 +105,7 @@ class EpisodeStats:
     winner: str
     side: str
     rounds: int
+    size: str = ""  # units a side at the start, the learner's side first: "2v2"
     damage_dealt: int = 0
     damage_taken: int = 0
     units_lost: int = 0
@@ -134,7 +135,8 @@ def play_episode(ruleset: Ruleset, enc: Encounter, learner: Policy, opponent: Po
     learner.reset(seed)
     opponent.reset(seed + 1)
     events = b.start()
-    st = EpisodeStats(winner="", side=side, rounds=0)
+    mine = sum(u.side == side for u in b.enc.units)
+    st = EpisodeStats(winner="", side=side, rounds=0, size=f"{mine}v{len(b.enc.units) - mine}")
     narrate_fn = _narrator() if narrate else None
     if narrate_fn:
         st.narration += narrate_fn(events, b.enc, ruleset)
@@ -203,6 +205,13 @@ def summarise(stats: list[EpisodeStats], catalogue: list[str] | None = None) -> 
     for side in sorted({s.side for s in stats}):
         mine = [s for s in stats if s.side == side]
         by_seat[side] = {"episodes": len(mine), "win_rate": sum(s.winner == side for s in mine) / len(mine)}
+    by_size: dict[str, dict[str, Any]] = {}
+    for size in sorted({s.size for s in stats}, key=lambda z: tuple(int(k) for k in z.split("v"))):
+        these = [s for s in stats if s.size == size]
+        won = sum(s.winner == s.side for s in these)
+        by_size[size] = {"episodes": len(these), "win_rate": won / len(these),
+                         "win_rate_ci95": list(wilson(won, len(these))),
+                         "draw_rate": sum(s.winner == "draw" for s in these) / len(these)}
 
     def mean(xs):
         xs = list(xs)
@@ -221,7 +230,7 @@ def summarise(stats: list[EpisodeStats], catalogue: list[str] | None = None) -> 
         "mean_rounds": mean(s.rounds for s in stats),
         "damage_dealt": mean(s.damage_dealt for s in stats), "damage_taken": mean(s.damage_taken for s in stats),
         "units_lost": mean(s.units_lost for s in stats),
-        "decisions": decisions, "by_seat": by_seat, "tactics": tactics,
+        "decisions": decisions, "by_seat": by_seat, "by_size": by_size, "tactics": tactics,
     }
 
 

@@ -1,5 +1,6 @@
 """Masked evaluation: Wilson intervals, both seats, metrics from events, illegal decisions counted."""
 import math
+import re
 
 import pytest
 
@@ -39,6 +40,22 @@ def test_evaluation_plays_both_seats_of_each_encounter():
     # same seed, same battles
     again, _ = evaluate(RandomPolicy(1), RandomPolicy(2), rs, episodes=6, seed=3, source=_small_source(rs))
     assert again == summary
+
+
+def test_results_are_broken_down_by_the_units_a_side():
+    """by_size: the episodes of each size ("2v2": the policy's side first), adding up to the whole."""
+    rs = get_ruleset("saga")
+    summary, stats = evaluate(RandomPolicy(1), RandomPolicy(2), rs, episodes=20, seed=3, source=_small_source(rs))
+    sizes = summary["by_size"]
+    assert set(sizes) == {"1v1", "2v2"} and list(sizes) == ["1v1", "2v2"]  # mirrored, 1-2 units a side, in order
+    for size, v in sizes.items():
+        these = [s for s in stats if s.size == size]
+        n = int(size.split("v")[0])
+        assert v["episodes"] == len(these) and all(sum(u.side == s.side for u in s.final.units) == n for s in these)
+        assert v["win_rate"] == sum(s.winner == s.side for s in these) / len(these)
+        assert v["win_rate_ci95"][0] <= v["win_rate"] <= v["win_rate_ci95"][1]
+    assert sum(v["episodes"] for v in sizes.values()) == 20
+    assert sum(v["win_rate"] * v["episodes"] for v in sizes.values()) == pytest.approx(summary["wins"])
 
 
 def test_workers_give_the_same_results():
@@ -100,6 +117,10 @@ def test_eval_command_json_and_table():
     assert par.exit_code == 0 and json.loads(par.stdout) == data
     table = CliRunner().invoke(app, ["eval", "random", "--vs", "random", "--episodes", "2"])
     assert table.exit_code == 0 and "win" in table.output
+    sized = ["eval", "random", "--vs", "random", "--episodes", "16"]
+    by_size = json.loads(CliRunner().invoke(app, sized + ["--json"]).stdout)["by_size"]
+    line = next(x for x in CliRunner().invoke(app, sized).output.splitlines() if "win rate by size" in x)
+    assert len(by_size) > 1 and re.findall(r"\b(\dv\d) ", line) == list(by_size)
     bad = CliRunner().invoke(app, ["eval", "nowhere.zip", "--episodes", "2"])
     assert bad.exit_code == 2 and "nowhere.zip" in bad.output
 
