@@ -79,6 +79,8 @@ def log_evaluation(logger, result: dict[str, Any], step: int, sample_battle: boo
     for tag, summary in result["vs"].items():
         logger.record(f"eval/win_rate_vs_{tag}", summary["win_rate"])
         logger.record(f"eval/draw_rate_vs_{tag}", summary["draw_rate"])
+        for size, part in summary.get("by_size", {}).items():
+            logger.record(f"eval_by_size/win_rate_vs_{tag}_{size}", part["win_rate"])
     pooled = result["all"]
     for key in ("mean_rounds", "damage_dealt", "damage_taken", "units_lost"):
         logger.record(f"eval/{key}", pooled[key])

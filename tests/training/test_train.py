@@ -62,6 +62,8 @@ def test_tensorboard_tags_exist_with_sane_values(smoke):
     assert all(1 <= s.value <= 8 for s in ea.Scalars("eval/mean_rounds"))
     assert all(s.value >= 0 for t in counts for s in ea.Scalars(t))
     assert [s.step for s in ea.Scalars("eval/win_rate_vs_random")] == [512, 1024]
+    by_size = {t for t in tags if t.startswith("eval_by_size/win_rate_vs_heuristic_")}
+    assert by_size and by_size <= {"eval_by_size/win_rate_vs_heuristic_1v1", "eval_by_size/win_rate_vs_heuristic_2v2"}
     assert "eval/final_map" in ea.Tags()["images"]
     img = ea.Images("eval/final_map")[-1]
     assert img.width >= 10 and img.height >= 10
