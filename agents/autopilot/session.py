@@ -21,6 +21,7 @@ from engine.core.narration import narrate_events
 from engine.core.policy import Policy
 from engine.core.ruleset import Ruleset
 from engine.core.state import Encounter
+from engine.rulesets import get_ruleset
 
 from agents.render import map_text, markers
 
@@ -363,17 +364,21 @@ class Session:
                  f"to act (left: {Economy.describe(self.enc.budget)}).")
 
     def cmd_save(self, args) -> None:
-        if not args:
+        if not args or not args[0].strip():
             raise InputError("save needs a file name", "save", "save FILE.json")
         data = self.enc.to_dict()
         data["autopilot"] = {"seed": self.seed, "dice": self.dice_mode,
                              "dice_state": _jsonable(self.dice.getstate()) if isinstance(self.dice, SeededDice) else None}
         p = Path(args[0])
-        p.write_text(json.dumps(data, indent=1))
+        try:
+            p.write_text(json.dumps(data, indent=1))
+        except OSError as e:
+            raise InputError(f"could not write {p}: {e.strerror or e}", "save",
+                             "save to a file in a folder that exists, e.g. save battle.json") from None
         self.say(f"Saved to {p}.")
 
     def cmd_load(self, args) -> None:
-        if not args:
+        if not args or not args[0].strip():
             raise InputError("load needs a file name", "load", "load FILE.json")
         enc, dice_state = load_state(args[0], self.ruleset)
         self._push(f"load {args[0]}")
@@ -487,6 +492,14 @@ class Session:
             val = int(n)
         except ValueError:
             raise InputError(f"'{n}' is not a whole number", "set")
+        before = u.state[key]
+        u.state[key] = val
+        try:
+            self.ruleset.check_unit(u, u.name)
+        except InputError:
+            u.state[key] = before
+            raise
+        u.state[key] = before
         self._push(f"set {u.name} {key} {val}")
         u.state[key] = val
         self._corrected(f"{u.name}'s {key} set to {val}")
@@ -584,9 +597,17 @@ def load_state(path: str | Path, ruleset: Ruleset | None = None) -> tuple[Encoun
         data = json.loads(p.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise InputError(f"not valid JSON ({e})", str(p), "give a file written by `save` or `tactician suggest`")
+    except OSError as e:
+        raise InputError(f"could not read it: {e.strerror or e}", str(p), "give a state file written by `save`")
     enc = Encounter.from_dict(data)
     if ruleset is not None and enc.ruleset != ruleset.id:
         raise InputError(f"the state is for ruleset '{enc.ruleset}', not '{ruleset.id}'", str(p))
+    try:
+        rs = ruleset or get_ruleset(enc.ruleset)
+    except KeyError as e:
+        raise InputError(str(e.args[0]), f"{p}: ruleset")
+    for n, u in enumerate(enc.units):
+        rs.check_unit(u, f"{p}: units[{n}] ({u.name})")
     ap = data.get("autopilot") if isinstance(data, dict) else None
     ds = _tupled(ap.get("dice_state")) if isinstance(ap, dict) and ap.get("dice_state") else None
     return enc, ds

@@ -111,6 +111,10 @@ class Ruleset:
         """Build a unit from an encounter entry (template + overrides); InputError naming the field."""
         raise NotImplementedError
 
+    def check_unit(self, unit: "Unit", where: str) -> None:
+        """Raise InputError, naming the field and the fix, when a unit's stats or play state (as read from a saved
+        state or set by a GM's correction) cannot be played by this ruleset's rules. Nothing to check by default."""
+
     def initiative_bonus(self, unit: "Unit") -> int:
         return 0
 

@@ -140,6 +140,42 @@ def test_nonsense_gets_help_never_a_traceback(yard, tmp_path):
     assert s.enc.units[0].pos == (1, 1)
 
 
+def test_a_save_that_cannot_be_written_says_why_and_the_session_goes_on(yard, tmp_path):
+    table = Table([], lambda t, p: "quit")
+    s = Session(yard, RS, RandomPolicy(1), None, seed=1, ask=table.ask, say=table.say)
+    table.session = s
+    s.battle.start({0: 20, 1: 19, 2: 3, 3: 2})
+    for line, said in ((f"save {tmp_path}", "could not write"), (f"save {tmp_path}/no/such/folder.json", "could not write"),
+                       ('save ""', "save needs a file name")):
+        before = len(table.out)
+        s.command(line)
+        answer = "\n".join(table.out[before:])
+        assert said in answer and "Could not do that" not in answer, (line, answer)
+    s.command(f"save {tmp_path}/ok.json")
+    assert (tmp_path / "ok.json").exists() and s.battle.legal()
+
+
+def test_a_correction_the_rules_cannot_play_is_refused_and_changes_nothing(yard, tmp_path):
+    table = Table([], lambda t, p: "quit")
+    s = Session(yard, RS, RandomPolicy(1), None, seed=1, ask=table.ask, say=table.say)
+    table.session = s
+    s.battle.start({0: 20, 1: 19, 2: 3, 3: 2})
+    kira = s.enc.units[0]
+    undo_depth = len(s.undo_stack)
+    for line, said in (("set Kira ct 99", "condition track step 99"), ("set Kira recover -1", "out of range"),
+                       (f"load {tmp_path}", "could not read"), ('load ""', "load needs a file name")):
+        before = len(table.out)
+        s.command(line)
+        answer = "\n".join(table.out[before:])
+        assert said in answer and "Could not do that" not in answer, (line, answer)
+    assert kira.state["ct"] == 0 and kira.state["recover"] == 0 and len(s.undo_stack) == undo_depth
+    s.command("set Kira ct 2")
+    assert kira.state["ct"] == 2 and len(s.undo_stack) == undo_depth + 1
+    s.command(f"save {tmp_path}/s.json")
+    s.command(f"load {tmp_path}/s.json")
+    assert s.enc.units[0].state["ct"] == 2
+
+
 def test_corrections_and_conditions(yard):
     table = Table([], lambda t, p: "quit")
     s = Session(yard, RS, RandomPolicy(1), None, seed=1, ask=table.ask, say=table.say)

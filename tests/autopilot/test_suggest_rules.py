@@ -134,6 +134,10 @@ def test_suggest_bad_or_inconsistent_json_exits_2(tmp_path):
     assert res.exit_code == 2 and "no such file" in res.output
     res = _bad(tmp_path, "g.json", json.dumps([1, 2]))
     assert res.exit_code == 2
+    s = json.loads(json.dumps(good))
+    s["units"][0]["state"]["ct"] = 9
+    res = _bad(tmp_path, "h.json", json.dumps(s))
+    assert res.exit_code == 2 and "units[0]" in res.output and "state.ct" in res.output and "condition track" in res.output
 
 
 def test_rules_lists_every_catalogue_action():

@@ -185,6 +185,9 @@ class SagaRuleset(Ruleset):
     def make_unit(self, uid: int, spec: dict, where: str) -> Unit:
         return S.make_unit(uid, spec, where)
 
+    def check_unit(self, unit: Unit, where: str) -> None:
+        S.check_unit(unit, where, C.CT_HELPLESS)
+
     def initiative_bonus(self, unit: Unit) -> int:
         return unit.stats["initiative"]
 

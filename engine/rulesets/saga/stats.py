@@ -146,6 +146,50 @@ def make_unit(uid: int, spec: dict, where: str) -> Unit:
     return unit
 
 
+def check_unit(unit: Unit, where: str, helpless: int) -> None:
+    """A unit of a saved state or after a GM's correction: its stat block valid, its hit points within their maximum,
+    and its play state the keys of `initial_state`, each of its type, with what the rules use as an index in range
+    (the condition track from 0 to `helpless`)."""
+    stats = validate_stats(unit.stats, f"{where}.stats")
+    if unit.hp > unit.max_hp:
+        raise InputError(f"hp {unit.hp} is above max_hp {unit.max_hp}", f"{where}.hp", "give at most max_hp")
+    s, fix = unit.state, "save the state again from a battle, or set it with the autopilot's corrections"
+    expected = initial_state(stats)
+    unknown, missing = set(s) - set(expected), set(expected) - set(s)
+    if unknown or missing:
+        what = "; ".join(f"{label} {sorted(keys)}" for label, keys in (("lacks", missing), ("has unknown keys", unknown))
+                         if keys)
+        raise InputError(f"the play state {what}", f"{where}.state", fix)
+    for k, v in expected.items():
+        got = s[k]
+        ok = (got is None or type(got) is int) if k in ("grabbing", "pinned_by") else type(got) is type(v)
+        if not ok:
+            raise InputError(f"'{k}' is {got!r}, not a {'unit number or null' if v is None else type(v).__name__}",
+                             f"{where}.state.{k}", fix)
+    n_weapons, n_items = len(stats["weapons"]), len(stats["items"])
+
+    def indices(k: str, n: int, what: str) -> None:
+        if not all(type(i) is int and 0 <= i < n for i in s[k]) or len(set(s[k])) != len(s[k]):
+            allowed = f"different {what} numbers 0..{n - 1}" if n else f"nothing: the unit has no {what}s"
+            raise InputError(f"'{k}' {s[k]} must list {allowed}", f"{where}.state.{k}", fix)
+
+    indices("hands", n_weapons, "weapon")
+    indices("lost", n_weapons, "weapon")
+    indices("active_items", n_items, "item")
+    if len(s["hands"]) > 2:
+        raise InputError(f"'hands' {s['hands']} holds more than two weapons", f"{where}.state.hands", fix)
+    if len(s["modes"]) != n_weapons or not all(type(m) is int and m >= 0 for m in s["modes"]):
+        raise InputError(f"'modes' {s['modes']} must give a mode number (0 or more) for each of the {n_weapons} "
+                         "weapons", f"{where}.state.modes", fix)
+    if not 0 <= s["ct"] <= helpless:
+        raise InputError(f"condition track step {s['ct']} is not 0..{helpless}", f"{where}.state.ct",
+                         f"0 is normal, {helpless} helpless")
+    for k, top in (("recover", 2), ("winds_used", None), ("suppressed", None)):
+        if s[k] < 0 or (top is not None and s[k] > top):
+            raise InputError(f"'{k}' {s[k]} is out of range ({'0..' + str(top) if top else '0 or more'})",
+                             f"{where}.state.{k}", fix)
+
+
 def initial_state(stats: dict) -> dict:
     """Play state at the start of an encounter: the first carried (not natural) weapon in hand."""
     carried = [n for n, w in enumerate(stats["weapons"]) if not w["natural"]]
