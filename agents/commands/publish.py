@@ -24,9 +24,11 @@ def register(app: typer.Typer) -> None:
     @app.command("publish")
     def publish(run_dir: Path = typer.Argument(..., help="a run directory of `tactician train`"),
                 model: str = typer.Option("model.zip", "--model", help="model file inside the run directory"),
-                episodes: int = typer.Option(400, "--episodes", min=2, help="evaluation episodes per opponent"),
+                episodes: int = typer.Option(2000, "--episodes", min=2,
+                                             help="evaluation episodes per opponent (2,000: intervals of about "
+                                                  "+-2 points)"),
                 seed: int = typer.Option(0, "--seed", help="first evaluation seed"),
-                workers: int = typer.Option(1, "--workers", min=1,
+                workers: int = typer.Option(2, "--workers", min=1,
                                             help="processes playing the evaluation (same results; 2 on 2 cores)"),
                 zoo: Path = typer.Option(None, "--zoo", help="zoo folder (default: agents/zoo)")) -> None:
         """Copy a run's model to the zoo (`zoo:<ruleset>`) and write card.yaml: config, steps, wall time,
@@ -46,7 +48,7 @@ def register(app: typer.Typer) -> None:
             summary, _ = evaluate(policy, load_policy(name, rs, seed=seed + 1), rs, episodes, seed,
                                   source_for(policy, rs), workers=workers)
             results[f"vs_{name}"] = {k: summary[k] for k in ("episodes", "win_rate", "win_rate_ci95", "draw_rate",
-                                                             "loss_rate", "mean_rounds") if k in summary}
+                                                             "loss_rate", "mean_rounds", "by_size") if k in summary}
         dest = (zoo or ZOO) / rs.id
         dest.mkdir(parents=True, exist_ok=True)
         _save_light(src, dest / "model.zip")
@@ -61,7 +63,8 @@ def register(app: typer.Typer) -> None:
             "wall_time_s": meta.get("wall_time_s", result.get("wall_time_s") if model == "model.zip" else None),
             "commit": commit, "published": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "model_bytes": (dest / "model.zip").stat().st_size,
-            "eval": {"command": f"tactician eval zoo:{rs.id} --ruleset {rs.id} --episodes {episodes} --seed {seed}",
+            "eval": {"command": f"tactician eval zoo:{rs.id} --ruleset {rs.id} --episodes {episodes} --seed {seed} "
+                                f"--workers 2",
                      "encounters": meta.get("train_env"), **results},
             "config": yaml.safe_load((run_dir / "config.yaml").read_text()),
         }

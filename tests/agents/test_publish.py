@@ -25,6 +25,7 @@ def test_publish_copies_the_model_and_writes_the_card(tmp_path):
         assert v["episodes"] == 4 and 0 <= v["win_rate"] <= 1
         lo, hi = v["win_rate_ci95"]
         assert lo <= v["win_rate"] <= hi
+        assert sum(part["episodes"] for part in v["by_size"].values()) == 4
     assert isinstance(MaskablePolicy(dest / "model.zip"), MaskablePolicy)
 
 
