@@ -145,7 +145,8 @@ def test_a_save_that_cannot_be_written_says_why_and_the_session_goes_on(yard, tm
     s = Session(yard, RS, RandomPolicy(1), None, seed=1, ask=table.ask, say=table.say)
     table.session = s
     s.battle.start({0: 20, 1: 19, 2: 3, 3: 2})
-    for line, said in ((f"save {tmp_path}", "could not write"), (f"save {tmp_path}/no/such/folder.json", "could not write"),
+    for line, said in ((f"save {tmp_path}", "could not write"),
+                       (f"save {tmp_path}/no/such/folder.json", "could not write"),
                        ('save ""', "save needs a file name")):
         before = len(table.out)
         s.command(line)

@@ -137,7 +137,8 @@ def test_suggest_bad_or_inconsistent_json_exits_2(tmp_path):
     s = json.loads(json.dumps(good))
     s["units"][0]["state"]["ct"] = 9
     res = _bad(tmp_path, "h.json", json.dumps(s))
-    assert res.exit_code == 2 and "units[0]" in res.output and "state.ct" in res.output and "condition track" in res.output
+    assert res.exit_code == 2 and "units[0]" in res.output and "state.ct" in res.output
+    assert "condition track" in res.output
 
 
 def test_rules_lists_every_catalogue_action():

@@ -157,8 +157,8 @@ def check_unit(unit: Unit, where: str, helpless: int) -> None:
     expected = initial_state(stats)
     unknown, missing = set(s) - set(expected), set(expected) - set(s)
     if unknown or missing:
-        what = "; ".join(f"{label} {sorted(keys)}" for label, keys in (("lacks", missing), ("has unknown keys", unknown))
-                         if keys)
+        what = "; ".join(f"{label} {sorted(keys)}"
+                         for label, keys in (("lacks", missing), ("has unknown keys", unknown)) if keys)
         raise InputError(f"the play state {what}", f"{where}.state", fix)
     for k, v in expected.items():
         got = s[k]
