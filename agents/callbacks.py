@@ -92,8 +92,6 @@ def log_evaluation(logger, result: dict[str, Any], step: int, sample_battle: boo
         text = [f"Learner plays **{sample.side}** — {outcome} after {sample.rounds} rounds.", ""]
         text += ["    " + line for line in sample.narration]
         try:
-            from engine.rulesets import get_ruleset
-
             from .render import map_image, map_text
             final = sample.final
             text += ["", "The final map (also drawn as the picture eval/final_map):", ""]

@@ -105,7 +105,7 @@ class EpisodeStats:
     winner: str
     side: str
     rounds: int
-    size: str = ""  # units a side at the start, the learner's side first: "2v2"
+    size: str  # units a side at the start, the learner's side first: "2v2"
     damage_dealt: int = 0
     damage_taken: int = 0
     units_lost: int = 0

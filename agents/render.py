@@ -208,7 +208,7 @@ def map_image(enc: "Encounter", cell: int = 24) -> np.ndarray:
             img[y0:y0 + cell, x0:x0 + 1] = img[y0:y0 + cell, x0 + cell - 1:x0 + cell] = (255, 255, 0)
             img[y0:y0 + 1, x0:x0 + cell] = img[y0 + cell - 1:y0 + cell, x0:x0 + cell] = (255, 255, 0)
         labels.append((x0 + cell / 2, y0 + (cell - bar_h) / 2, uid))
-    if labels and cell >= 12:
+    if labels and cell >= 12:  # below that a character would not be readable
         _draw_markers(img, labels, markers(enc), cell)
     return img
 

@@ -492,14 +492,9 @@ class Session:
             val = int(n)
         except ValueError:
             raise InputError(f"'{n}' is not a whole number", "set")
-        before = u.state[key]
-        u.state[key] = val
-        try:
-            self.ruleset.check_unit(u, u.name)
-        except InputError:
-            u.state[key] = before
-            raise
-        u.state[key] = before
+        trial = u.clone()
+        trial.state[key] = val
+        self.ruleset.check_unit(trial, u.name)  # InputError, before anything changes
         self._push(f"set {u.name} {key} {val}")
         u.state[key] = val
         self._corrected(f"{u.name}'s {key} set to {val}")

@@ -27,11 +27,8 @@ def read_state(path: str, seed: int | None):
         rs = get_ruleset(enc.ruleset)
         Battle(enc, rs, SeededDice(seed)).start()
         return enc, rs
-    enc, _ = load_state(p)
-    try:
-        rs = get_ruleset(enc.ruleset)
-    except KeyError as e:
-        raise InputError(str(e.args[0]), f"{p}: ruleset")
+    enc, _ = load_state(p)  # its ruleset known and its units playable, or InputError
+    rs = get_ruleset(enc.ruleset)
     if not enc.order:
         raise InputError("the state has no initiative order (the battle has not started)", f"{p}: order",
                          "give the encounter file instead, or a state saved during play")

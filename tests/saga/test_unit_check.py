@@ -49,30 +49,30 @@ def _unit():
     return Encounter.from_dict(enc.to_dict()).units[0]
 
 
-CORRUPTIONS = {
-    "state.ct": lambda u: u.state.__setitem__("ct", 99),
-    "state.ct ": lambda u: u.state.__setitem__("ct", -1),
-    "state": lambda u: u.state.pop("prone"),
-    "state ": lambda u: u.state.__setitem__("flying", True),
-    "state.prone": lambda u: u.state.__setitem__("prone", 1),
-    "state.grabbing": lambda u: u.state.__setitem__("grabbing", "Kira"),
-    "state.hands": lambda u: u.state.__setitem__("hands", [len(u.stats["weapons"])]),
-    "state.hands ": lambda u: u.state.__setitem__("hands", [0, 0]),
-    "state.modes": lambda u: u.state.__setitem__("modes", [0] * (len(u.stats["weapons"]) + 1)),
-    "state.lost": lambda u: u.state.__setitem__("lost", [-1]),
-    "state.recover": lambda u: u.state.__setitem__("recover", 3),
-    "state.active_items": lambda u: u.state.__setitem__("active_items", [9]),
-    "hp": lambda u: setattr(u, "hp", u.max_hp + 1),
-    "stats": lambda u: u.stats.__setitem__("speed", "fast"),
-}
+CORRUPTIONS = [  # (the field the error must name, what breaks it)
+    ("state.ct", lambda u: u.state.__setitem__("ct", 99)),
+    ("state.ct", lambda u: u.state.__setitem__("ct", -1)),
+    ("state", lambda u: u.state.pop("prone")),
+    ("state", lambda u: u.state.__setitem__("flying", True)),
+    ("state.prone", lambda u: u.state.__setitem__("prone", 1)),
+    ("state.grabbing", lambda u: u.state.__setitem__("grabbing", "Kira")),
+    ("state.hands", lambda u: u.state.__setitem__("hands", [len(u.stats["weapons"])])),
+    ("state.hands", lambda u: u.state.__setitem__("hands", [0, 0])),
+    ("state.modes", lambda u: u.state.__setitem__("modes", [0] * (len(u.stats["weapons"]) + 1))),
+    ("state.lost", lambda u: u.state.__setitem__("lost", [-1])),
+    ("state.recover", lambda u: u.state.__setitem__("recover", 3)),
+    ("state.active_items", lambda u: u.state.__setitem__("active_items", [9])),
+    ("hp", lambda u: setattr(u, "hp", u.max_hp + 1)),
+    ("stats", lambda u: u.stats.__setitem__("speed", "fast")),
+]
 
 
-@pytest.mark.parametrize("field", list(CORRUPTIONS), ids=str.strip)
-def test_a_unit_the_rules_cannot_play_is_refused_naming_the_field(field):
+@pytest.mark.parametrize("field, corrupt", CORRUPTIONS, ids=[f"{f}-{n}" for n, (f, _) in enumerate(CORRUPTIONS)])
+def test_a_unit_the_rules_cannot_play_is_refused_naming_the_field(field, corrupt):
     u = _unit()
     u.stats = copy.deepcopy(u.stats)
     RS.check_unit(u, "units[0]")
-    CORRUPTIONS[field](u)
+    corrupt(u)
     with pytest.raises(InputError) as e:
         RS.check_unit(u, "units[0]")
-    assert e.value.where == f"units[0].{field.strip()}", str(e.value)
+    assert e.value.where == f"units[0].{field}", str(e.value)

@@ -162,7 +162,7 @@ def check_unit(unit: Unit, where: str, helpless: int) -> None:
         raise InputError(f"the play state {what}", f"{where}.state", fix)
     for k, v in expected.items():
         got = s[k]
-        ok = (got is None or type(got) is int) if k in ("grabbing", "pinned_by") else type(got) is type(v)
+        ok = (got is None or type(got) is int) if v is None else type(got) is type(v)
         if not ok:
             raise InputError(f"'{k}' is {got!r}, not a {'unit number or null' if v is None else type(v).__name__}",
                              f"{where}.state.{k}", fix)
