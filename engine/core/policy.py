@@ -5,9 +5,12 @@ import random
 from typing import TYPE_CHECKING
 
 from .decision import Decision
+from .reaction import React, Trigger
 
 if TYPE_CHECKING:
     from .battle import Battle
+    from .state import Encounter
+    from .units import Unit
 
 
 class Policy:
@@ -27,6 +30,11 @@ class Policy:
     def reset(self, seed: int | None = None) -> None:
         """Re-seed any randomness of the policy (called at episode start)."""
 
+    def choose_reaction(self, enc: "Encounter", unit: "Unit", trigger: Trigger, options: list[Decision]) -> Decision:
+        """One of `options` (the ruleset's legal reactions of `unit` to `trigger`, `DECLINE` last). By default the
+        first: the ruleset lists the usual answer first (take the attack of opportunity)."""
+        return options[0]
+
 
 class RandomPolicy(Policy):
     """Uniform over the legal decisions, from its own seeded generator."""
@@ -42,3 +50,11 @@ class RandomPolicy(Policy):
 
     def choose(self, battle: "Battle") -> Decision:
         return self._rng.choice(battle.legal())
+
+
+def side_reactor(policies: "dict[str, Policy]") -> React:
+    """A React that lets each side's policy choose its units' reactions (sides without one take the first)."""
+    def react(enc: "Encounter", unit: "Unit", trigger: Trigger, options: list[Decision]) -> Decision:
+        policy = policies.get(unit.side)
+        return options[0] if policy is None else policy.choose_reaction(enc, unit, trigger, options)
+    return react

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -15,6 +15,7 @@ from .decision import END, Decision
 from .economy import Economy
 from .errors import InputError
 from .events import Event
+from .reaction import DECLINE, React, Trigger
 
 if TYPE_CHECKING:
     from .dice import Dice
@@ -22,8 +23,6 @@ if TYPE_CHECKING:
     from .units import Unit
 
 TARGET_KINDS = ("none", "enemy", "ally", "unit", "square")
-# React(encounter, reacting unit, what) -> whether it takes the reaction (attack of opportunity, ...).
-React = Callable[["Encounter", "Unit", str], bool]
 
 _SPEC_KEYS = {"key", "name", "cost", "target", "options", "text", "source", "times"}
 
@@ -180,6 +179,20 @@ class Ruleset:
         finally:
             enc.budget, enc.flags = budget, flags
         return events
+
+    # ---- reactions (out-of-turn decisions; see engine/core/reaction.py) -------------------------------------
+    def legal_reactions(self, enc: "Encounter", unit: "Unit", trigger: Trigger) -> list[Decision]:
+        """The reactions the rules allow `unit` now in answer to `trigger`, the usual choice first and `DECLINE`
+        last; [] when it has none (no reaction left, cannot see the provoker, ...). Resolvers ask through
+        `reaction.ask_reaction`, which refuses a choice outside this list."""
+        return []
+
+    def describe_reaction(self, decision: Decision, enc: "Encounter") -> str:
+        """Short words for a reaction: 'attack of opportunity on Kira', 'no reaction'."""
+        if decision == DECLINE:
+            return "no reaction"
+        name = decision.action.replace("_", " ")
+        return f"{name} on {enc.units[decision.target].name}" if decision.target is not None else name
 
     def estimate(self, enc: "Encounter", actor: "Unit", decision: Decision) -> Estimate:
         return Estimate()
