@@ -3,6 +3,7 @@
 Markdown battle log (`log`)."""
 from .chooser import DIFFICULTY, Chooser, Proposal
 from .policies import resolve_policy
-from .session import HELP, Result, Session, load_state
+from .session import HELP, Result, SavedSession, Session, load_state, read_session
 
-__all__ = ["DIFFICULTY", "Chooser", "Proposal", "resolve_policy", "HELP", "Result", "Session", "load_state"]
+__all__ = ["DIFFICULTY", "Chooser", "Proposal", "resolve_policy", "HELP", "Result", "SavedSession", "Session",
+           "load_state", "read_session"]

@@ -112,6 +112,7 @@ class Session:
         self._turn_key = None
         self._round_logged = 0
         self._proposal: tuple | None = None
+        self._kept_vetoes: tuple[tuple, set[Decision]] | None = None  # (turn key, vetoes) a load brought back
 
     # ---- I/O ---------------------------------------------------------------------------------------
     def ask(self, prompt: str) -> str:
@@ -203,7 +204,9 @@ class Session:
         if key == self._turn_key:
             return
         self._turn_key = key
-        self.vetoed = set()
+        kept = self._kept_vetoes
+        self.vetoed = set(kept[1]) if kept is not None and kept[0] == key else set()
+        self._kept_vetoes = None
         self._proposal = None
         actor = enc.actor
         if enc.round != self._round_logged:
@@ -368,7 +371,9 @@ class Session:
             raise InputError("save needs a file name", "save", "save FILE.json")
         data = self.enc.to_dict()
         data["autopilot"] = {"seed": self.seed, "dice": self.dice_mode,
-                             "dice_state": _jsonable(self.dice.getstate()) if isinstance(self.dice, SeededDice) else None}
+                             "dice_state": _jsonable(self.dice.getstate()) if isinstance(self.dice, SeededDice) else None,
+                             "turn": list(self._turn_key) if self._turn_key else None,
+                             "vetoed": [d.to_dict() for d in sorted(self.vetoed, key=repr)]}
         p = Path(args[0])
         try:
             p.write_text(json.dumps(data, indent=1))
@@ -380,15 +385,20 @@ class Session:
     def cmd_load(self, args) -> None:
         if not args or not args[0].strip():
             raise InputError("load needs a file name", "load", "load FILE.json")
-        enc, dice_state = load_state(args[0], self.ruleset)
+        saved = read_session(args[0], self.ruleset)
         self._push(f"load {args[0]}")
-        self.battle = Battle(enc, self.ruleset, self.dice)
-        if dice_state is not None and isinstance(self.dice, SeededDice):
-            self.dice.setstate(dice_state)
+        self.resume(saved)
+        self.log.note(f"GM loaded {args[0]}")
+        self.say(f"Loaded {args[0]}: round {saved.enc.round}.")
+
+    def resume(self, saved: "SavedSession") -> None:
+        """Carry on from a saved session: its battle, its dice (when rolled here) and the vetoes of its turn."""
+        self.battle = Battle(saved.enc, self.ruleset, self.dice)
+        if saved.dice_state is not None and isinstance(self.dice, SeededDice):
+            self.dice.setstate(saved.dice_state)
+        self._kept_vetoes = (saved.turn, set(saved.vetoed)) if saved.vetoed and saved.turn else None
         self._proposal = None
         self._turn_key = None
-        self.log.note(f"GM loaded {args[0]}")
-        self.say(f"Loaded {args[0]}: round {enc.round}.")
 
     # -- corrections --
     def _unit(self, words: list[str], what: str):
@@ -583,8 +593,25 @@ def _tupled(state):
     return state
 
 
+@dataclass
+class SavedSession:
+    """A file written by `save` (or a bare `to_dict` state): the battle, the seeded dice's state, and the
+    decisions vetoed in the turn it was saved in (`turn`: round, turn, phase, actor id)."""
+
+    enc: Encounter
+    dice_state: object = None
+    turn: tuple | None = None
+    vetoed: list[Decision] = field(default_factory=list)
+
+
 def load_state(path: str | Path, ruleset: Ruleset | None = None) -> tuple[Encounter, object]:
     """A saved session or `to_dict` state -> (encounter, dice state or None). InputError when wrong."""
+    saved = read_session(path, ruleset)
+    return saved.enc, saved.dice_state
+
+
+def read_session(path: str | Path, ruleset: Ruleset | None = None) -> SavedSession:
+    """A saved session or `to_dict` state, checked (the ruleset, every unit, the vetoes). InputError when wrong."""
     p = Path(path)
     if not p.exists():
         raise InputError(f"no such file: {p}", str(p), "check the path")
@@ -604,5 +631,28 @@ def load_state(path: str | Path, ruleset: Ruleset | None = None) -> tuple[Encoun
     for n, u in enumerate(enc.units):
         rs.check_unit(u, f"{p}: units[{n}] ({u.name})")
     ap = data.get("autopilot") if isinstance(data, dict) else None
-    ds = _tupled(ap.get("dice_state")) if isinstance(ap, dict) and ap.get("dice_state") else None
-    return enc, ds
+    if not isinstance(ap, dict):
+        return SavedSession(enc)
+    ds = _tupled(ap.get("dice_state")) if ap.get("dice_state") else None
+    turn = ap.get("turn")
+    if turn is not None and not (isinstance(turn, list) and len(turn) == 4
+                                 and all(isinstance(v, int) or v is None for v in turn)):
+        raise InputError(f"turn is {turn!r}", f"{p}: autopilot.turn", "[round, turn, phase, actor id], or null")
+    vetoed = ap.get("vetoed") or []
+    if not isinstance(vetoed, list):
+        raise InputError(f"vetoed is {vetoed!r}", f"{p}: autopilot.vetoed", "a list of decisions, or []")
+    decisions = [_decision(v, f"{p}: autopilot.vetoed[{n}]") for n, v in enumerate(vetoed)]
+    return SavedSession(enc, ds, tuple(turn) if turn else None, decisions)
+
+
+def _decision(obj, where: str) -> Decision:
+    """A decision's `to_dict` form -> the Decision; InputError naming what is malformed."""
+    fix = 'a decision like {"action": "ranged_attack", "target": 2} or {"action": "move", "square": [3, 4]}'
+    if not isinstance(obj, dict) or not isinstance(obj.get("action"), str):
+        raise InputError(f"{obj!r} is not a decision", where, fix)
+    target, square, option = obj.get("target"), obj.get("square"), obj.get("option", 0)
+    if (target is not None and type(target) is not int) or type(option) is not int or (
+            square is not None and not (isinstance(square, list) and len(square) == 2
+                                        and all(type(v) is int for v in square))):
+        raise InputError(f"{obj!r} is not a decision", where, fix)
+    return Decision.from_dict(obj)

@@ -27,7 +27,7 @@ def register(app: typer.Typer) -> None:
         from engine.core.encounter_file import load_encounter
         from engine.rulesets import get_ruleset
 
-        from agents.autopilot import Session, load_state, resolve_policy
+        from agents.autopilot import Session, read_session, resolve_policy
         from agents.render import map_rich
 
         if dice not in ("auto", "manual"):
@@ -37,10 +37,8 @@ def register(app: typer.Typer) -> None:
         warn = lambda m: typer.echo(m, err=True)  # noqa: E731
         try:
             src = load or encounter
-            if src.lower().endswith(".json"):
-                enc, dice_state = load_state(src)
-            else:
-                enc, dice_state = load_encounter(src), None
+            saved = read_session(src) if src.lower().endswith(".json") else None
+            enc = saved.enc if saved is not None else load_encounter(src)
             rs = get_ruleset(enc.ruleset)
             if round_limit:
                 enc.round_limit = round_limit
@@ -59,8 +57,8 @@ def register(app: typer.Typer) -> None:
             ask = input
         session = Session(enc, rs, npc_policy, pc_policy, dice=dice, difficulty=difficulty, seed=seed,
                           ask=ask or _no_input, say=typer.echo, show=show)
-        if dice_state is not None and hasattr(session.dice, "setstate"):
-            session.dice.setstate(dice_state)
+        if saved is not None:
+            session.resume(saved)
         result = session.run()
         if log:
             path = session.log.write(log)

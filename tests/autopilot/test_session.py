@@ -9,6 +9,7 @@ from engine.core.policy import RandomPolicy
 from engine.rulesets import get_ruleset
 
 from agents.autopilot import Session, resolve_policy
+from agents.autopilot.session import read_session
 from agents.autopilot.words import command_for
 
 from .conftest import DIE, Table
@@ -223,3 +224,45 @@ def test_difficulties_sample_legal_and_deadly_is_best(yard):
             assert b.is_legal(c.propose(b).decision)
     best = Chooser(pol, "deadly", 0).propose(b)
     assert best.prob >= max(p for _, p in best.ranked) * (1 - 1e-6)   # the best (up to exact ties)
+
+
+def test_load_keeps_the_turns_vetoes(yard, tmp_path):
+    """A choice vetoed this turn stays vetoed after save + load, in the session and with `--load`; a save from
+    another turn brings no vetoes into this one."""
+    table = Table([], lambda t, p: "quit")
+    s = Session(yard, RS, resolve_policy("heuristic", RS, 1), None, seed=1, ask=table.ask, say=table.say)
+    table.session = s
+    s.battle.start({0: 1, 1: 2, 2: 20, 3: 19})   # Trooper 1 acts first
+    s._turn_header()
+    first = s._current_proposal().decision
+    s.vetoed.add(first)
+    second = s._current_proposal().decision
+    assert second != first
+    save = tmp_path / "s.json"
+    s.command(f"save {save}")
+    s.command("hp Kira 5")          # something to load over
+    s.command(f"load {save}")
+    s._turn_header()
+    assert s.vetoed == {first} and s._current_proposal().decision == second, table.text[-800:]
+    assert "vetoed: " in s.explain(s._current_proposal())
+
+    table2 = Table([], lambda t, p: "quit")  # a new session resumed from the file (`autopilot --load`)
+    saved = read_session(save, RS)
+    s2 = Session(saved.enc, RS, resolve_policy("heuristic", RS, 1), None, seed=1, ask=table2.ask, say=table2.say)
+    s2.resume(saved)
+    s2._turn_header()
+    assert s2.vetoed == {first} and s2._current_proposal().decision != first
+
+    s.apply(second)                 # a later turn's save: the vetoes were this turn's only
+    while s.enc.actor.name == "Trooper 1":
+        s.apply(END)
+    s.command(f"save {save}")
+    s.command(f"load {save}")
+    s._turn_header()
+    assert s.vetoed == set()
+    data = json.loads(save.read_text())
+    data["autopilot"]["vetoed"] = [{"action": "move", "square": "here"}]
+    save.write_text(json.dumps(data))
+    before = len(table.out)
+    s.command(f"load {save}")
+    assert "autopilot.vetoed[0]" in "\n".join(table.out[before:])
