@@ -293,8 +293,8 @@ static int read_info(PyObject *u, PyObject *actor_side, PyObject *actor_id, Info
 
 /* One unit row (ObservationEncoder._unit_rows): `feats` nf doubles (or the list / tuple `feat_seq`), the threat
  * t[4] or none. */
-static int write_row(float *o, const Info *in, long ax, long ay, long actor_hp, double W, double H, int metric,
-                     long base, long width, const double *feats, PyObject *feat_seq, Py_ssize_t nf,
+static int write_row(float *o, const Info *in, long ax, long ay, long actor_hp, double W, double H, double hp_scale,
+                     int metric, long base, long width, const double *feats, PyObject *feat_seq, Py_ssize_t nf,
                      const double *t) {
     long hp, max_hp, j, x = in->x, y = in->y;
     if (unit_long(in->u, U_HP, &hp) || unit_long(in->u, U_MAX_HP, &max_hp))
@@ -306,7 +306,7 @@ static int write_row(float *o, const Info *in, long ax, long ay, long actor_hp, 
     o[0] = 1.0f;
     o[1] = in->down ? 0.0f : 1.0f;
     o[2] = clip5((double)hp / (double)(max_hp > 1 ? max_hp : 1));
-    o[3] = clip5((double)hp / 50.0);
+    o[3] = clip5((double)hp / hp_scale);
     o[4] = clip5((double)x / W);
     o[5] = clip5((double)y / H);
     o[6] = clip5((double)(x - ax) / W);
@@ -363,7 +363,7 @@ static int threat_reach(PyObject *u, PyObject *threatens, double figure, long *r
 
 /* encode(out, enc, actor, spec, kinds, parts, threatens) -> None: ObservationEncoder.encode into the float32
  * buffer `out`.
- * spec: (max_per_side, W, H, unit width, base, radius, phases, slot names, slot maxima dict, plane of each kind),
+ * spec: (max_per_side, W, H, hp scale, unit width, base, radius, phases, slot names, slot maxima dict, plane of each kind),
  * as the encoder holds them, the last as 256 bytes: 1 + the terrain plane of a kind code, 0 for none; kinds: the
  * map's Grid.kind_codes (a byte per square);
  * parts(enc, actor, units) -> the ruleset's parts of the unit rows: a sequence of (features, threat or None), or
@@ -379,7 +379,7 @@ static PyObject *encode(PyObject *self, PyObject *args) {
     int have_figs = 0, metric;
     long mps, R, n_phases, width, base, side, n_global, n_rows, gw, gh, ax, ay, actor_hp, phase;
     long n_other = 0, n_mine = 0, k, j, p;
-    double W, H;
+    double W, H, hp_scale;
     Py_ssize_t n_units, nf = 0, fig_width = 0, size;
     Info *info = NULL, actor_info, **rows = NULL;
     float *o, *maps;
@@ -388,8 +388,8 @@ static PyObject *encode(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOO!O!OO", &out_obj, &enc, &actor, &PyTuple_Type, &spec, &PyBytes_Type,
                           &kinds_obj, &parts_fn, &threatens))
         return NULL;
-    if (!PyArg_ParseTuple(spec, "lddllllO!O!y#", &mps, &W, &H, &width, &base, &R, &n_phases, &PyTuple_Type,
-                          &slot_names, &PyDict_Type, &slots, &plane_of, &n_plane_of))
+    if (!PyArg_ParseTuple(spec, "ldddllllO!O!y#", &mps, &W, &H, &hp_scale, &width, &base, &R, &n_phases,
+                          &PyTuple_Type, &slot_names, &PyDict_Type, &slots, &plane_of, &n_plane_of))
         return NULL;
     if (n_plane_of != 256) {
         PyErr_SetString(PyExc_ValueError, "encode: the spec's planes of the kinds must be 256 bytes");
@@ -400,7 +400,7 @@ static PyObject *encode(PyObject *self, PyObject *args) {
     n_global = 2 + PyTuple_GET_SIZE(slot_names) + n_phases;
     n_rows = 2 * mps;
     size = n_global + n_rows * width + 9 * side * side;
-    if (mps < 1 || R < 0 || base < 4 || width < base || n_phases < 0) {
+    if (mps < 1 || R < 0 || base < 4 || width < base || n_phases < 0 || !(hp_scale > 0)) {
         PyErr_SetString(PyExc_ValueError, "encode: bad spec");
         return NULL;
     }
@@ -544,7 +544,7 @@ static PyObject *encode(PyObject *self, PyObject *args) {
             continue;
         if (fig) {
             const double *f = fig + in->part * fig_width;
-            if (write_row(row, in, ax, ay, actor_hp, W, H, metric, base, width, f, NULL, nf, f + nf))
+            if (write_row(row, in, ax, ay, actor_hp, W, H, hp_scale, metric, base, width, f, NULL, nf, f + nf))
                 goto fail;
         } else {
             PyObject *part = PySequence_Fast_GET_ITEM(parts_fast, in->part), *feats, *threat;
@@ -568,7 +568,7 @@ static PyObject *encode(PyObject *self, PyObject *args) {
                     if ((t[j] = as_double(PyTuple_GET_ITEM(threat, j))) == -1.0 && PyErr_Occurred())
                         goto fail;
             }
-            if (write_row(row, in, ax, ay, actor_hp, W, H, metric, base, width, NULL, feats,
+            if (write_row(row, in, ax, ay, actor_hp, W, H, hp_scale, metric, base, width, NULL, feats,
                           PySequence_Fast_GET_SIZE(feats), threat != Py_None ? t : NULL))
                 goto fail;
         }

@@ -4,7 +4,7 @@ Layout:
   globals   round / limit, the budget left (each counter / its turn maximum), phase
   units     1 + (max_per_side - 1) + max_per_side rows: the actor, its allies, the other side
             (allies and others in unit-id order, the order the action codec uses for target slots);
-            each row: present, active, hp fraction, hp / 50, x, y, dx, dy (relative to the actor), distance,
+            each row: present, active, hp fraction, hp / the ruleset's `hp_scale`, x, y, dx, dy (relative to the actor), distance,
             the ruleset's unit features, the actor's best attack on it (hit chance, expected damage / hp),
             its best attack on the actor (hit chance, expected damage / actor hp)
   map       planes of a (2R+1)^2 window around the actor: impassable, low cover, heavy cover, difficult,
@@ -64,8 +64,12 @@ class ObservationEncoder:
         plane_of = bytearray(256)  # a kind code (`Grid.kind_codes`) -> 1 + its terrain plane, 0 for none
         for kind, p in self._plane_at.items():
             plane_of[TERRAINS.index(kind)] = 1 + p
-        self._spec = (max_per_side, float(max(1, map_w)), float(max(1, map_h)), self.unit_width, BASE_UNIT, radius,
-                      len(ruleset.phases), tuple(self.slot_names), ruleset.economy.slots, bytes(plane_of))
+        self.hp_scale = float(ruleset.hp_scale)
+        if not self.hp_scale > 0:
+            raise ValueError(f"ruleset '{ruleset.id}': hp_scale must be positive (got {ruleset.hp_scale!r})")
+        self._spec = (max_per_side, float(max(1, map_w)), float(max(1, map_h)), self.hp_scale, self.unit_width,
+                      BASE_UNIT, radius, len(ruleset.phases), tuple(self.slot_names), ruleset.economy.slots,
+                      bytes(plane_of))
         self._parts = getattr(ruleset, "observation_parts", None) or self._generic_parts
         self._threatens = getattr(ruleset, "threatens", None)
 
@@ -146,6 +150,7 @@ class ObservationEncoder:
         ax, ay = actor.pos
         zeros = [0.0] * uw
         actor_hp = max(1, actor.hp)
+        hp_scale = self.hp_scale
         k = 0
         for u in rows:
             if u is None:
@@ -155,7 +160,7 @@ class ObservationEncoder:
             dist = grid.distance(actor.pos, u.pos)
             feats, threat = got[k]
             k += 1
-            vals += [1.0, float(u.active), u.hp / max(1, u.max_hp), u.hp / 50, x / W, y / H,
+            vals += [1.0, float(u.active), u.hp / max(1, u.max_hp), u.hp / hp_scale, x / W, y / H,
                      (x - ax) / W, (y - ay) / H, dist / 20]
             vals += feats
             if threat is not None:

@@ -220,6 +220,10 @@ class Ruleset:
 
     # ---- features for learning agents (numbers only; the envs package turns them into arrays) ----------
     n_unit_features: int = 0
+    # The observation's unit rows hold hp / hp_scale beside the HP fraction (how much a unit can still take), clipped
+    # to [-5, 5]: set it near a sturdy unit's hit points in this ruleset. A trained model reads it, so changing it
+    # means retraining. Default 20 (a d20 game's seasoned character).
+    hp_scale: float = 20.0
 
     def unit_features(self, enc: "Encounter", unit: "Unit") -> list[float]:
         """`n_unit_features` numbers, roughly in [-1, 1], describing a unit's ruleset state."""

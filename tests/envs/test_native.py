@@ -201,3 +201,43 @@ def test_bad_arguments_are_refused_not_crashed():
     ghost.pos = (enc.grid.width, 0)
     with pytest.raises(ValueError):
         encode(actor=ghost)
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_the_hp_column_is_hp_over_the_rulesets_scale(monkeypatch, native):
+    """The unit rows' fourth value is hp / `Ruleset.hp_scale`, in C and in Python: Saga's 50 (what zoo:saga was
+    trained on), a toy ruleset's own scale, and the base class's documented default for a ruleset that sets none."""
+    from engine.core.ruleset import Ruleset
+    from tests.toys.common import build
+    from tests.toys.toy_fifth import Toy5e
+
+    if not native:
+        monkeypatch.setattr(obs_module, "_native", None)
+    assert get_ruleset("saga").hp_scale == 50.0 and Ruleset.hp_scale == 20.0
+
+    class Scaled(Toy5e):
+        hp_scale = 8.0
+
+    def hp_column(rs, enc, actor, per_side=2):
+        oe = ObservationEncoder(rs, per_side, enc.grid.width, enc.grid.height, radius=3)
+        obs = oe.encode(enc, actor)
+        rows = obs[oe.n_global:oe.n_global + oe.n_rows * oe.unit_width].reshape(oe.n_rows, oe.unit_width)
+        return [float(v) for v in rows[:, 3]], oe
+
+    units = [{"name": "P", "side": "pcs", "template": "fighter", "at": [1, 2]},
+             {"name": "N", "side": "npcs", "template": "goblin", "at": [7, 2]}]
+    rows = ["#########", "#.......#", "#.......#", "#.......#", "#########"]
+    for rs, scale in ((Scaled(), 8.0), (Toy5e(), 20.0)):
+        enc = build(rs, rows, units)
+        got, _ = hp_column(rs, enc, enc.units[0])
+        assert got == [np.float32(12 / scale), 0.0, np.float32(7 / scale), 0.0]
+    for enc, actor in _observation_states(2, seed=5):
+        got, oe = hp_column(get_ruleset("saga"), enc, actor, per_side=4)
+        want = [actor.hp] + [u.hp for u in enc.units if u.side == actor.side and u.id != actor.id]
+        assert got[:len(want)] == [np.float32(min(5.0, max(-5.0, h / 50))) for h in want]
+
+    class Zero(Toy5e):
+        hp_scale = 0
+
+    with pytest.raises(ValueError, match="hp_scale"):
+        ObservationEncoder(Zero(), 2, 9, 5)

@@ -1644,6 +1644,7 @@ class SagaRuleset(Ruleset):
 
     # ---- features for learning agents ------------------------------------------------------------------
     n_unit_features = 14
+    hp_scale = 50.0  # what zoo:saga was trained with
 
     def unit_features(self, enc: Encounter, u: Unit) -> list[float]:
         return O.unit_features(u)
