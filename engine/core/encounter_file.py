@@ -125,18 +125,39 @@ def parse_encounter(text: str, filename: str = "encounter", ruleset=None) -> Enc
                              "give each unit its own square")
         taken[(x, y)] = name
         _check_tactics(spec.get("tactics"), name, where)
+        play_state = spec.get("state")
         try:
-            units.append(ruleset.make_unit(n, spec, where))
+            unit = ruleset.make_unit(n, {k: v for k, v in spec.items() if k != "state"}, where)
         except InputError:
             raise
         except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise InputError(f"a stat of {name} is missing or malformed ({e!r})", where,
                              f"check the unit's fields against the {ruleset.name} templates")
+        if play_state is not None:
+            _set_play_state(ruleset, unit, play_state, where)
+        units.append(unit)
     limit = data.get("round_limit", 20)
     if not isinstance(limit, int) or limit < 1:
         raise InputError(f"'round_limit' is {limit!r}", f"{filename} line {lines.get('round_limit', '?')}",
                          "write a whole number of rounds, at least 1")
     return Encounter(ruleset.id, str(data.get("name", filename)), grid, units, limit)
+
+
+def _set_play_state(ruleset, unit, values: Any, where: str) -> None:
+    """A unit's `state:` (how the fight has gone for it so far: prone, a condition, a resource spent) over the
+    ruleset's starting play state; the ruleset's `check_unit` then refuses what its rules cannot play."""
+    keys = ", ".join(sorted(unit.state))
+    if not isinstance(values, dict):
+        raise InputError(f"'state' of {unit.name} must be a mapping", where,
+                         f"write it like {{key: value}}; keys: {keys}")
+    for k in values:
+        if k not in unit.state:
+            raise InputError(f"unknown play-state key '{k}' for {unit.name}", where, f"{ruleset.name} keys: {keys}")
+    unit.state.update(values)
+    try:
+        ruleset.check_unit(unit, f"{where} {unit.name}")
+    except InputError as e:
+        raise InputError(e.what, e.where, f"fix the unit's 'state:' ({e.fix})" if e.fix else "fix the unit's 'state:'")
 
 
 def _check_tactics(tactics: Any, name: str, where: str) -> None:
