@@ -24,16 +24,18 @@ def test_attack_and_damage_fold_into_one_sentence(yard):
            Event("damage_roll", 2, 0, expr="3d8", faces=[4, 3, 2], total=9, crit=False),
            Event("damage", 2, 0, amount=9, hp=21, stun=False)]
     lines = narrate_events(evs, yard, RS)
-    assert len(lines) == 1
-    line = lines[0]
-    assert line.startswith("Trooper 1 fires its blaster rifle at Kira: 17 (11+6) vs ")
-    assert "15, hit, 9 damage (3d8: 4+3+2)" in line
+    assert lines == ["Trooper 1 fires their blaster rifle at Kira: 17 (11+6) vs Reflex 15, hit, 9 damage "
+                     "(3d8: 4+3+2); Kira 30/30 HP"]
+    # without a ruleset's words: the core's generic verb and defense name, folded the same way
+    assert narrate_events(evs, yard) == ["Trooper 1 uses their blaster rifle against Kira: 17 (11+6) vs defense 15, "
+                                         "hit, 9 damage (3d8: 4+3+2); Kira 30/30 HP"]
 
 
 def test_miss_and_other_events_read_well(yard):
     miss = Event("attack", 0, 3, face=1, bonus=4, total=5, defense=15, hit=False, why="melee attack",
                  weapon="vibrodagger", notes=[])
-    assert "natural 1" in narrate(miss, yard, RS)
+    assert narrate(miss, yard, RS) == "Kira strikes with their vibrodagger at Trooper 2: 5 (1+4) vs Reflex 15, " \
+        "miss (natural 1)"
     assert narrate(Event("move", 0, start=(1, 1), end=(2, 2), squares=1, how="moves"), yard) == \
         "Kira moves from (1, 1) to (2, 2) (1 square)"
     assert narrate(Event("down", 2, 3, dead=True, why="0 hit points"), yard) == "Trooper 2 is killed (0 hit points)"
@@ -43,14 +45,67 @@ def test_miss_and_other_events_read_well(yard):
     assert narrate(Event("turn_end", 0), yard) is None
 
 
+def test_move_narrates_the_movement_spent(yard):
+    """A move event's `cost` (movement spent) is what the sentence counts: a diagonal-heavy walk of 3 squares that
+    costs 4 reads '4 squares of movement'; without `cost`, the squares stepped."""
+    walk = Event("move", 0, start=(12, 2), end=(14, 5), squares=3, cost=4, how="moves")
+    assert narrate(walk, yard, RS) == "Kira moves from (12, 2) to (14, 5) (4 squares of movement)"
+    assert narrate(Event("move", 0, start=(1, 1), end=(2, 1), squares=1, cost=1, how="withdraws"), yard, RS) == \
+        "Kira withdraws from (1, 1) to (2, 1) (1 square of movement)"
+    assert narrate(Event("move", 0, start=(1, 1), end=(4, 1), squares=3, how="runs"), yard, RS) == \
+        "Kira runs from (1, 1) to (4, 1) (3 squares)"
+    assert narrate(Event("move", 0, start=(1, 1), end=(1, 1), squares=0, cost=0), yard, RS) == \
+        "Kira moves from (1, 1) to (1, 1)"
+
+
+def test_saga_sentences_are_sagas_not_the_cores(yard):
+    """The condition track, aim and coups de grace are Saga's words: Saga narrates them; the core alone (no ruleset)
+    only names the event."""
+    cases = [(Event("aim", 0), "Kira aims (2 swift actions)"),
+             (Event("condition", 2, 3, step=2, penalty=-2, why="damage threshold"),
+              "Trooper 2 moves to step 2 of the condition track (-2): damage threshold"),
+             (Event("coup_de_grace", 1, 3, amount=24), "Dax delivers a coup de grace to Trooper 2: 24 damage"),
+             (Event("defensive", 0, bonus=2), "Kira fights defensively: -5 on attacks, +2 Reflex")]
+    for e, saga in cases:
+        assert narrate(e, yard, RS) == saga
+        core = narrate(e, yard)
+        assert core.startswith(f"{yard.units[e.actor].name}: {e.kind.replace('_', ' ')}")
+        for word in ("condition track", "swift", "delivers", "Reflex"):
+            assert word not in core
+    aid = Event("attack", 1, 2, face=12, bonus=5, total=17, defense=10, hit=True, why="aid another")
+    assert narrate(aid, yard, RS) == "Dax aids an attack against Trooper 1: 17 (12+5) vs Reflex 10, hit"
+    assert narrate(aid, yard) == "Dax attacks Trooper 1: 17 (12+5) vs defense 10, hit"
+
+
+def test_pronouns_follow_the_unit(yard):
+    """'their' for characters, 'its' for droids and beasts, the stat block's own pronoun where a ruleset's stat
+    blocks carry one (the Ruleset default)."""
+    from engine.core.ruleset import Ruleset
+    droid = RS.make_unit(4, {"name": "B1", "side": "npcs", "template": "battle_droid", "at": [5, 1]}, "test")
+    beast = RS.make_unit(5, {"name": "Rancor", "side": "npcs", "template": "beast", "at": [5, 2]}, "test")
+    yard.units += [droid, beast]
+    assert [RS.pronoun(u) for u in yard.units] == ["their", "their", "their", "their", "its", "its"]
+    assert narrate(Event("draw", 0, weapon="blaster pistol"), yard, RS) == "Kira draws their blaster pistol"
+    assert narrate(Event("draw", 4, weapon="blaster rifle"), yard, RS) == "B1 draws its blaster rifle"
+    claws = Event("attack", 5, 0, face=9, bonus=6, total=15, defense=16, hit=False, why="melee attack",
+                  weapon="claws")
+    assert narrate(claws, yard, RS).startswith("Rancor strikes with its claws at Kira")
+    assert narrate(Event("suppressed", 1, 4, penalty=-2), yard, RS) == "B1 is suppressed: -2 on its next attack"
+    kira = yard.units[0]
+    kira.stats = {**kira.stats, "pronoun": "her"}
+    assert Ruleset.pronoun(RS, kira) == "her" and Ruleset.pronoun(RS, yard.units[1]) == "their"
+
+
 def test_ruleset_narrate_hook_takes_precedence(yard):
     class Loud(type(RS)):
         def narrate(self, event, enc):
-            return "LOUD" if event.kind == "move" else None
+            return "LOUD" if event.kind in ("move", "attack") else super().narrate(event, enc)
 
     loud = Loud()
-    ev = [Event("move", 0, start=(1, 1), end=(2, 2), squares=1, how="moves"), Event("aim", 0)]
-    assert narrate_events(ev, yard, loud) == ["LOUD", "Kira aims (2 swift actions)"]
+    ev = [Event("move", 0, start=(1, 1), end=(2, 2), squares=1, how="moves"), Event("aim", 0),
+          Event("attack", 0, 2, face=3, bonus=1, total=4, defense=15, hit=False), Event("damage", 0, 2, amount=1)]
+    assert narrate_events(ev, yard, loud) == ["LOUD", "Kira aims (2 swift actions)", "LOUD",
+                                              "Trooper 1 takes 1 damage (Trooper 1 18/18 HP)"]
 
 
 def test_map_text_rich_and_image(yard):
