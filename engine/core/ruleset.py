@@ -197,9 +197,23 @@ class Ruleset:
     def estimate(self, enc: "Encounter", actor: "Unit", decision: Decision) -> Estimate:
         return Estimate()
 
+    # ---- narration (engine/core/narration.py) ----------------------------------------------------------
+    attack_defense: str = "defense"  # what narration calls the defense an attack roll is against ('Reflex', 'AC')
+
     def narrate(self, event: Event, enc: "Encounter") -> str | None:
         """Rules-language sentence for an event, or None to use the core's generic narration."""
         return None
+
+    def attack_words(self, event: Event, enc: "Encounter") -> tuple[str, str] | None:
+        """(verb, defense name) of an attack event's sentence, '<attacker> <verb> <target>: 17 (11+6) vs <defense>
+        15, hit': e.g. ('fires their blaster rifle at', 'Reflex'). None: 'attacks' and `attack_defense`."""
+        return None
+
+    def pronoun(self, unit: "Unit") -> str:
+        """The possessive narration uses for the unit ('their', 'its', 'her'): the stat block's `pronoun` when it
+        has one, else 'their'."""
+        p = unit.stats.get("pronoun") if isinstance(unit.stats, dict) else None
+        return p if isinstance(p, str) and p else "their"
 
     def describe(self, decision: Decision, enc: "Encounter") -> str:
         """Short words for a decision: 'melee attack on Trooper 1', 'move to (5, 7)'."""

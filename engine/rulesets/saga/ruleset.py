@@ -17,6 +17,7 @@ from engine.core.state import Encounter
 from engine.core.units import Unit
 
 from . import combat as C
+from . import narration as N
 from . import observe as O
 from . import stats as S
 from .stats import RANGES, SIZE_ORDER
@@ -208,6 +209,19 @@ class SagaRuleset(Ruleset):
         held = [u.stats["weapons"][n]["name"] for n in s["hands"] if n not in s["lost"]]
         return {"reflex": C.reflex(u), "fortitude": C.fortitude(u), "will": C.will(u),
                 "threshold": u.stats["threshold"], "conditions": conds, "holding": held}
+
+    # ---- narration (Saga's sentences: narration.py) ------------------------------------------------------
+    def narrate(self, event: Event, enc: Encounter) -> str | None:
+        return N.narrate(event, enc, self)
+
+    def attack_words(self, event: Event, enc: Encounter) -> tuple[str, str]:
+        return N.attack_verb(event, enc, self), self.attack_defense
+
+    def pronoun(self, unit: Unit) -> str:
+        """'its' for droids and beasts (every weapon natural), 'their' for everyone else: Saga stat blocks name no
+        pronoun."""
+        w = unit.stats["weapons"]
+        return "its" if unit.stats["droid"] or (w and all(x["natural"] for x in w)) else "their"
 
     # ---- turns -------------------------------------------------------------------------------------------
     def can_act(self, enc: Encounter, unit: Unit) -> bool:
@@ -743,6 +757,7 @@ class SagaRuleset(Ruleset):
                         {"face": face, "bonus": ab, "total": total, "defense": defense, "hit": hit, "why": why,
                          "weapon": "unarmed" if w is None else w["name"], "notes": notes})]
         if damage and (hit or half_on_miss):
+            dice.show(ev)  # the attack's result, before a person at the table is asked for its damage
             expr = C.damage_expr(a, n, aimed)
             amount, faces = dice.roll(expr, f"{a.name}'s damage on {t.name}")
             if face == 20 or auto_crit:
@@ -912,6 +927,7 @@ class SagaRuleset(Ruleset):
                                                           "object": what, "notes": notes}))
         if not hit:
             return ev
+        dice.show(ev[-1:])
         amount, _ = dice.roll(C.damage_expr(a, n), f"{a.name}'s damage on the {what}")
         if face == 20:
             amount *= 2
