@@ -3,7 +3,8 @@
 Every section forbids unknown keys; a bad value fails with its dotted key path and what is allowed
 (`ConfigError`). Numbers written as strings (`3e-4`, which YAML 1.1 reads as a string) are accepted.
 
-    ruleset / env       where the learner fights (encounter source, sizes, opponent schedule, rewards)
+    ruleset (required)  the ruleset id: there is no default
+    env                 where the learner fights (encounter source, sizes, opponent schedule, rewards)
     ppo                 MaskablePPO hyperparameters
     train               length, seed, vectorisation, checkpoint cadence
     eval                evaluation cadence and size (during training and at the end)
@@ -283,7 +284,7 @@ class TrainConfig(_Section):
     """A whole training run."""
 
     name: str = Field("run", pattern=r"^[A-Za-z0-9_.-]+$", description="run name (runs/<name>__<timestamp>/)")
-    ruleset: str = Field("saga", description="ruleset id")
+    ruleset: str = Field(..., description="ruleset id (required: there is no default ruleset)")
     env: EnvConfig = Field(default_factory=EnvConfig)
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     train: TrainSection = Field(default_factory=TrainSection)
@@ -339,6 +340,9 @@ def _format(err: ValidationError) -> str:
                 msg += f"; allowed here: {', '.join(parent.model_fields)}"
         elif e["type"] == "literal_error":
             msg = msg.replace("Input should be", "allowed:")
+        if e["type"] == "missing" and tuple(e["loc"]) == ("ruleset",):
+            from engine.rulesets import available
+            msg += f"; set `ruleset:` to one of {', '.join(sorted(available()))}"
         lines.append(f"  {path}: {msg} (got {e.get('input')!r})" if e["type"] != "missing" else f"  {path}: {msg}")
     return "invalid config:\n" + "\n".join(lines)
 

@@ -15,9 +15,10 @@ from engine.core.encounter_file import load_encounter
 from engine.core.events import Event
 from engine.core.generate import random_encounter
 from engine.core.policy import Policy
+from engine.core.ruleset import Ruleset
 from engine.core.state import Encounter
 from engine.policies import rule_policy
-from engine.rulesets import get_ruleset
+from engine.rulesets import available, get_ruleset
 
 from .codec import ActionCodec
 from .observation import ObservationEncoder
@@ -25,6 +26,17 @@ from .observation import ObservationEncoder
 ENCODING_VERSION = 0
 DEFAULT_REWARDS = {"win": 1.0, "loss": -1.0, "draw": 0.0, "damage_dealt": 0.5, "damage_taken": 0.5,
                    "downed": 0.25, "lost": 0.25, "illegal": 0.01}
+
+
+def _ruleset(rid: str | None) -> Ruleset:
+    """The registered ruleset `rid`; ValueError naming the registered ids when it is missing or unknown."""
+    known = ", ".join(sorted(available()))
+    if not rid:
+        raise ValueError(f"TacticsEnv needs a ruleset, e.g. TacticsEnv(ruleset='{min(available())}'); registered: "
+                         f"{known}")
+    if rid not in available():
+        raise ValueError(f"unknown ruleset '{rid}'; registered: {known}")
+    return get_ruleset(rid)
 
 
 class TacticsEnv(gym.Env):
@@ -51,7 +63,7 @@ class TacticsEnv(gym.Env):
     last step's info has `winner`, `rounds` and `opponent` (the opponent policy's kind or name).
 
     ## Arguments
-    `ruleset`, `encounters` (paths or Encounter objects; otherwise random ones from `generator` kwargs of
+    `ruleset` (a registered ruleset's id, required: there is no default ruleset), `encounters` (paths or Encounter objects; otherwise random ones from `generator` kwargs of
     `engine.core.generate.random_encounter`), `learner_side` (a side or "random"), `opponent`
     ("random", "heuristic", a Policy, or a callable returning one), `max_per_side`, `map_size`, `rewards`,
     `prior` ("heuristic": the observation ends with the heuristic's score of every action, `envs/prior.py`).
@@ -59,14 +71,14 @@ class TacticsEnv(gym.Env):
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
-    def __init__(self, ruleset: str = "saga", encounters: list[str | Path | Encounter] | None = None,
+    def __init__(self, ruleset: str | None = None, encounters: list[str | Path | Encounter] | None = None,
                  generator: dict[str, Any] | None = None, learner_side: str = "random",
                  opponent: str | Policy | Callable[[], Policy] = "heuristic", max_per_side: int = 4,
                  map_size: tuple[int, int] = (16, 16), round_limit: int | None = None,
                  rewards: dict[str, float] | None = None, record_events: bool = False,
                  render_mode: str | None = None, prior: str | None = None):
         super().__init__()
-        self.rs = get_ruleset(ruleset)
+        self.rs = _ruleset(ruleset)
         self.map_w, self.map_h = map_size
         self.max_per_side = max_per_side
         self.codec = ActionCodec(self.rs, max_per_side, self.map_w, self.map_h)

@@ -15,7 +15,7 @@ from envs import TacticsEnv
 def saved(tmp_path_factory, request):
     from sb3_contrib import MaskablePPO
 
-    env = TacticsEnv(opponent="random", generator={"sizes": (1, 2)})
+    env = TacticsEnv("saga", opponent="random", generator={"sizes": (1, 2)})
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=3,
                         policy_kwargs={"net_arch": [16, 16], "activation_fn": request.param})
     path = tmp_path_factory.mktemp("m") / "model.zip"

@@ -9,7 +9,7 @@ from envs import TacticsEnv
 
 
 def _fns(n):
-    return [lambda i=i: TacticsEnv(opponent="random", generator={"sizes": (1, 2), "width": 8, "height": 8})
+    return [lambda i=i: TacticsEnv("saga", opponent="random", generator={"sizes": (1, 2), "width": 8, "height": 8})
             for i in range(n)]
 
 
@@ -80,7 +80,8 @@ class _Broken(TacticsEnv):
 
 
 def test_an_env_failing_in_a_worker_raises_with_its_traceback():
-    sharded = ShardedVecEnv([lambda: TacticsEnv(opponent="random"), lambda: _Broken(opponent="random")], workers=2)
+    sharded = ShardedVecEnv([lambda: TacticsEnv("saga", opponent="random"), lambda: _Broken("saga", opponent="random")],
+                            workers=2)
     try:
         sharded.reset()
         with pytest.raises(RuntimeError, match="this env is broken"):
@@ -102,7 +103,8 @@ class _Crashing(TacticsEnv):
 def test_a_worker_that_dies_raises_naming_its_exit_code():
     from agents.forked import WorkerDied
 
-    sharded = ShardedVecEnv([lambda: TacticsEnv(opponent="random"), lambda: _Crashing(opponent="random")], workers=2)
+    sharded = ShardedVecEnv([lambda: TacticsEnv("saga", opponent="random"),
+                             lambda: _Crashing("saga", opponent="random")], workers=2)
     try:
         sharded.reset()
         with pytest.raises(WorkerDied, match="worker 1 died .exit code -11"):
@@ -125,7 +127,7 @@ def test_a_worker_that_dies_halfway_through_an_answer_raises_naming_its_exit_cod
         def recv(self):
             raise OSError("got end of file during message")
 
-    sharded = ShardedVecEnv([lambda: TacticsEnv(opponent="random")] * 2, workers=2)
+    sharded = ShardedVecEnv([lambda: TacticsEnv("saga", opponent="random")] * 2, workers=2)
     real = sharded.remotes[1]
     try:
         sharded.reset()
@@ -157,7 +159,7 @@ def test_workers_end_at_once_on_sigterm_even_when_forked_by_a_training_run():
 
     old = signal.signal(signal.SIGTERM, stop)
     try:
-        sharded = ShardedVecEnv([lambda: _SignalProbe(opponent="random")] * 2, workers=2)
+        sharded = ShardedVecEnv([lambda: _SignalProbe("saga", opponent="random")] * 2, workers=2)
     finally:
         signal.signal(signal.SIGTERM, old)
     try:
@@ -175,7 +177,7 @@ class _Unpicklable(TacticsEnv):
 
 def test_has_attr_is_answered_in_the_workers_without_shipping_the_envs():
     """sb3-contrib checks `has_attr("action_masks")` every rollout; through `get_attr` that pickled every env."""
-    sharded = ShardedVecEnv([lambda: _Unpicklable(opponent="random")] * 2, workers=2)
+    sharded = ShardedVecEnv([lambda: _Unpicklable(ruleset="saga", opponent="random")] * 2, workers=2)
     try:
         assert sharded.has_attr("action_masks")
         assert not sharded.has_attr("no_such_attribute")

@@ -14,7 +14,7 @@ CANTINA = "configs/encounters/saga/cantina_ambush.yaml"
 
 
 def test_learner_plays_both_seats_and_only_acts_for_its_side():
-    env = TacticsEnv(opponent="random", encounters=[CANTINA])
+    env = TacticsEnv("saga", opponent="random", encounters=[CANTINA])
     seen = set()
     for seed in range(12):
         env.reset(seed=seed)
@@ -27,7 +27,7 @@ def test_learner_plays_both_seats_and_only_acts_for_its_side():
 
 
 def test_final_reward_is_the_outcome_when_shaping_is_off():
-    env = TacticsEnv(opponent="random", encounters=[CANTINA], rewards={"damage_dealt": 0, "damage_taken": 0,
+    env = TacticsEnv("saga", opponent="random", encounters=[CANTINA], rewards={"damage_dealt": 0, "damage_taken": 0,
                                                                         "downed": 0, "lost": 0, "draw": -0.3})
     from agents.imitation import teacher_action
     from engine.policies import rule_policy
@@ -52,7 +52,7 @@ def test_final_reward_is_the_outcome_when_shaping_is_off():
 
 
 def test_damage_shaping_signs():
-    env = TacticsEnv(opponent="random", encounters=[CANTINA], rewards={"win": 0, "loss": 0})
+    env = TacticsEnv("saga", opponent="random", encounters=[CANTINA], rewards={"win": 0, "loss": 0})
     env.reset(seed=3)
     b = env.battle
     from engine.core.events import Event
@@ -73,7 +73,7 @@ def test_opponent_can_be_swapped_and_is_used():
             calls.append(battle.enc.actor.side)
             return battle.legal()[0]
 
-    env = TacticsEnv(opponent="random", encounters=[CANTINA], learner_side="pcs")
+    env = TacticsEnv("saga", opponent="random", encounters=[CANTINA], learner_side="pcs")
     env.set_opponent(Spy())
     env.reset(seed=1)
     for _ in range(10):  # end the learner's turns until the other side has acted
@@ -85,9 +85,25 @@ def test_opponent_can_be_swapped_and_is_used():
 
 def test_map_or_side_too_big_is_refused_with_the_fix():
     with pytest.raises(ValueError, match="map_size"):
-        TacticsEnv(encounters=[CANTINA], map_size=(10, 10))
+        TacticsEnv("saga", encounters=[CANTINA], map_size=(10, 10))
     with pytest.raises(ValueError, match="max_per_side"):
-        TacticsEnv(encounters=[CANTINA], max_per_side=2)
+        TacticsEnv("saga", encounters=[CANTINA], max_per_side=2)
+
+
+def test_there_is_no_default_ruleset():
+    """An env without a ruleset, or with an unknown one, is refused naming the registered ids; the registered
+    Gymnasium ids bring their own."""
+    import gymnasium as gym
+
+    from engine.rulesets import available
+    from envs import env_id
+
+    for bad in ({}, {"ruleset": "nowhere"}):
+        with pytest.raises(ValueError) as err:
+            TacticsEnv(**bad)
+        assert ("needs a ruleset" if not bad else "unknown ruleset 'nowhere'") in str(err.value)
+        assert all(rid in str(err.value) for rid in available())
+    assert gym.make(env_id("saga")).unwrapped.rs.id == "saga"
 
 
 def test_model_trained_on_another_encoding_is_refused(tmp_path):
@@ -96,7 +112,7 @@ def test_model_trained_on_another_encoding_is_refused(tmp_path):
     from agents.policies import MaskablePolicy, meta_path, write_meta
     from engine.rulesets import get_ruleset
 
-    env = TacticsEnv(opponent="random", generator={"sizes": (1, 2)})
+    env = TacticsEnv("saga", opponent="random", generator={"sizes": (1, 2)})
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, policy_kwargs={"net_arch": [8]})
     path = tmp_path / "m.zip"
     model.save(path)

@@ -33,7 +33,7 @@ def test_every_training_config_validates(path):
 
 def test_numbers_written_as_strings_read_as_numbers(tmp_path):
     p = tmp_path / "c.yaml"
-    p.write_text("ppo: {learning_rate: 3e-4, ent_coef: '1e-2'}\ntrain: {total_timesteps: 2e5}\n")
+    p.write_text("ruleset: saga\nppo: {learning_rate: 3e-4, ent_coef: '1e-2'}\ntrain: {total_timesteps: 2e5}\n")
     cfg = load_config(p)
     assert cfg.ppo.learning_rate == pytest.approx(3e-4) and isinstance(cfg.ppo.learning_rate, float)
     assert cfg.ppo.ent_coef == pytest.approx(0.01)
@@ -54,10 +54,25 @@ def test_numbers_written_as_strings_read_as_numbers(tmp_path):
 ])
 def test_errors_give_key_path_and_what_is_allowed(data, path, hint):
     with pytest.raises(ConfigError) as e:
-        load_config(data=data)
+        load_config(data={"ruleset": "saga", **data})
     msg = str(e.value)
     assert f"  {path}:" in msg, msg
     assert hint in msg, msg
+
+
+def test_the_ruleset_is_required():
+    """No config trains a ruleset it does not name: a config without `ruleset` is refused naming the registered
+    ids, and so is an unknown one."""
+    from engine.rulesets import available
+
+    for data in ({}, {"ppo": {"n_epochs": 2}}):
+        with pytest.raises(ConfigError) as e:
+            load_config(data=data)
+        assert "  ruleset: Field required; set `ruleset:` to one of " in str(e.value)
+        assert all(rid in str(e.value) for rid in available())
+    with pytest.raises(ConfigError, match="ruleset 'nowhere' is unknown; available: "):
+        load_config(data={"ruleset": "nowhere"})
+    assert load_config(data={"ruleset": "saga"}).ruleset == "saga"
 
 
 def test_set_overrides_use_dotted_paths_and_are_validated(tmp_path):
@@ -82,14 +97,14 @@ def test_resolved_config_round_trips():
 
 
 def test_opponent_schedule_and_shorthands():
-    o = load_config(data={"env": {"opponent": {"stages": [
+    o = load_config(data={"ruleset": "saga", "env": {"opponent": {"stages": [
         {"until": 100, "random": 1.0}, {"random": 1.0, "heuristic": 1.0, "league": 2.0}]}}}).env.opponent
     assert o.stage_at(0).shares() == {"random": 1.0}
     assert o.stage_at(100).shares() == {"random": 0.25, "heuristic": 0.25, "league": 0.5}
     assert o.stage_at(10**9) is o.stages[-1] and o.uses_league
     shipped = load_config("configs/saga/skirmish.yaml").env.opponent
     assert all(s.heuristic > 0 for s in shipped.stages if s.league > 0)
-    league = load_config(data={"env": {"opponent": "league"}}).env.opponent
+    league = load_config(data={"ruleset": "saga", "env": {"opponent": "league"}}).env.opponent
     assert league.stages[0].heuristic > 0 and league.stages[0].league > 0
     with pytest.raises(ConfigError, match="does not exist"):
-        load_config(data={"env": {"opponent": "nowhere/model.zip"}})
+        load_config(data={"ruleset": "saga", "env": {"opponent": "nowhere/model.zip"}})

@@ -173,8 +173,8 @@ def test_legal_only_minibatches_change_nothing_but_the_cost(legal_share):
 
 
 def _tiny_env(n_envs=4):
-    return MaskedDummyVecEnv([lambda: TacticsEnv(opponent="random", generator={"sizes": (1, 2), "width": 8,
-                                                                                "height": 8})] * n_envs)
+    return MaskedDummyVecEnv([lambda: TacticsEnv("saga", opponent="random",
+                                                generator={"sizes": (1, 2), "width": 8, "height": 8})] * n_envs)
 
 
 def test_collected_masks_are_the_envs_and_every_action_taken_is_legal():
@@ -385,9 +385,9 @@ def _sharded_run(pipeline: bool, stop_at: int | None = None, groups: int = 1):
 
     from agents.vec_env import ShardedVecEnv
 
-    venv = VecMonitor(ShardedVecEnv([lambda: TacticsEnv(opponent="random", generator={"sizes": (1, 2), "width": 8,
-                                                                                "height": 8})] * 8, workers=2,
-                                    groups=groups))
+    venv = VecMonitor(ShardedVecEnv([lambda: TacticsEnv("saga", opponent="random",
+                                                        generator={"sizes": (1, 2), "width": 8, "height": 8})] * 8,
+                                    workers=2, groups=groups))
     venv.seed(3)
     model = FastMaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, seed=0, policy_kwargs={"net_arch": [32]})
     model.pipeline = pipeline
@@ -465,8 +465,9 @@ def _worker_run(seed: int = 0, stop_at: int | None = None):
 
     from agents.vec_env import ShardedVecEnv
 
-    venv = VecMonitor(ShardedVecEnv([lambda: TacticsEnv(opponent="random", generator={"sizes": (1, 2), "width": 8,
-                                                                                "height": 8})] * 8, workers=2))
+    venv = VecMonitor(ShardedVecEnv([lambda: TacticsEnv("saga", opponent="random",
+                                                        generator={"sizes": (1, 2), "width": 8, "height": 8})] * 8,
+                                    workers=2))
     venv.seed(3)
     model = FastMaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, seed=seed, policy_kwargs={"net_arch": [32]})
     model.worker_rollouts = True
