@@ -78,18 +78,21 @@ def _frame(width: int, height: int) -> tuple[list[str], list[tuple[int, int]]]:
     return ["".join(r) for r in grid], cells
 
 
-# byte -> b"1" for a square a creature can walk through (".c~"), b"0" otherwise
+# byte -> b"1" for a square a creature can walk through (".c~"; with doors, "+" too), b"0" otherwise
 _OPEN_BITS = bytes(ord("1") if chr(c) in ".c~" else ord("0") for c in range(256))
+_OPEN_BITS_DOORS = bytes(ord("1") if chr(c) in ".c~+" else ord("0") for c in range(256))
 
 
-def _connected(rows: list[str]) -> bool:
-    """Whether the open squares (".c~") of equally long `rows` are one 4-connected region (and not none)."""
+def _connected(rows: list[str], doors: bool = False) -> bool:
+    """Whether the open squares (".c~", and doors with `doors`) of equally long `rows` are one 4-connected region
+    (and not none)."""
     # one bit per square, rows joined with a closed square between them so no step wraps round an edge;
     # the region of the first open bit grows by one step in every direction until it stops growing
     if not rows:
         return False
     stride = len(rows[0]) + 1
-    open_ = int(b"0" + "#".join(rows).encode("ascii", "replace").translate(_OPEN_BITS), 2)
+    open_ = int(b"0" + "#".join(rows).encode("ascii", "replace").translate(_OPEN_BITS_DOORS if doors else _OPEN_BITS),
+                2)
     if not open_:
         return False
     seen = open_ & -open_
@@ -100,18 +103,105 @@ def _connected(rows: list[str]) -> bool:
         seen = grown
 
 
+LAYOUTS = ("scatter", "open", "rooms", "corridors")
+
+
+def layout_map(rng: random.Random, width: int, height: int, layout: str, mirrored: bool = True) -> list[str]:
+    """ASCII rows of one of the `LAYOUTS`: 'scatter' is `random_map`; 'open' a field with little cover and no wall
+    segments; 'rooms' the map cut into two to four rooms by walls with doors ('+') and gaps in them; 'corridors'
+    solid rock with two or three corridors along the map joined by cross passages (cover and difficult terrain
+    scattered in both). Every layout is connected once doors are opened, and point-symmetric with `mirrored`."""
+    if layout == "scatter":
+        return random_map(rng, width, height, mirrored=mirrored)
+    if layout == "open":
+        return random_map(rng, width, height, cover=0.04, heavy=0.01, difficult=0.03, walls=0, mirrored=mirrored)
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout '{layout}' is not one of {', '.join(LAYOUTS)}")
+    for _ in range(50):
+        grid = [list(r) for r in _frame(width, height)[0]]
+        if layout == "rooms":
+            _rooms(rng, grid, width, height, mirrored)
+        else:
+            _corridors(rng, grid, width, height)
+        for ch, share in (("c", 0.05), ("C", 0.02), ("~", 0.03)):
+            for _ in range(int(share * width * height)):
+                x, y = rng.randrange(1, width - 1), rng.randrange(1, height - 1)
+                if grid[y][x] == ".":
+                    grid[y][x] = ch
+        if mirrored:
+            for y in range(height // 2):
+                grid[height - 1 - y] = grid[y][::-1]
+            if height % 2:
+                middle = grid[height // 2]
+                middle[width - width // 2:] = middle[:width // 2][::-1]
+        rows = ["".join(r) for r in grid]
+        if _connected(rows, doors=True):
+            return rows
+    raise RuntimeError(f"could not generate a connected '{layout}' map")  # pragma: no cover
+
+
+def _rooms(rng: random.Random, grid: list[list[str]], width: int, height: int, mirrored: bool) -> None:
+    """Walls across the map (one upright, maybe one across) with a door and a gap in each (in the half that
+    mirroring keeps)."""
+    x = rng.randrange(width // 3, width - width // 3)
+    for y in range(1, height - 1):
+        grid[y][x] = "#"
+    openings = rng.sample(range(1, (height + 1) // 2 if mirrored else height - 1), 2)
+    grid[openings[0]][x], grid[openings[1]][x] = "+", "."
+    if height >= 8 and rng.random() < 0.5:
+        y = rng.randrange(height // 3, height - height // 3)
+        for xx in range(1, width - 1):
+            if grid[y][xx] == ".":
+                grid[y][xx] = "#"
+        for side in (range(1, x), range(x + 1, width - 1)):
+            if len(side) >= 2:
+                a, b = rng.sample(list(side), 2)
+                grid[y][a], grid[y][b] = "+", "."
+
+
+def _corridors(rng: random.Random, grid: list[list[str]], width: int, height: int) -> None:
+    """Rock everywhere but corridors one or two squares wide along the map and passages across them."""
+    for y in range(1, height - 1):
+        for x in range(1, width - 1):
+            grid[y][x] = "#"
+    lanes = sorted(rng.sample(range(1, height - 2), min(height - 3, rng.randint(2, 3))))
+    for y in lanes:
+        wide = rng.random() < 0.5
+        for x in range(1, width - 1):
+            grid[y][x] = "."
+            if wide:
+                grid[y + 1][x] = "."
+    for x in [1, width - 2] + [rng.randrange(2, width - 2) for _ in range(rng.randint(1, 3))]:
+        for y in range(lanes[0], lanes[-1] + 1):
+            if grid[y][x] == "#":  # rock between two lanes: a passage, now and then behind a door
+                grid[y][x] = "+" if rng.random() < 0.15 else "."
+
+
 def random_encounter(ruleset, rng: random.Random, width: int = 16, height: int = 16,
                      sizes: tuple[int, int] = (2, 4), pools: dict[str, list[str]] | None = None,
-                     mirrored: bool = True, round_limit: int = 20) -> Encounter:
+                     mirrored: bool = True, round_limit: int = 20, layouts: tuple[str, ...] = ("scatter",),
+                     min_width: int | None = None, min_height: int | None = None, wounded: float = 0.0,
+                     uneven: bool = False) -> Encounter:
     """A fresh encounter: map from `random_map`, 'sizes' units a side drawn from each side's template pool.
 
-    With `mirrored`, both sides get the same templates at point-symmetric squares.
+    With `mirrored`, both sides get the same templates at point-symmetric squares. The variety a policy should
+    generalise over is opt-in (the defaults draw exactly what they always did): `layouts` to draw the map's layout
+    from (`LAYOUTS`), `min_width` / `min_height` to draw the map's size from min..width and min..height, `wounded`
+    the chance that a unit starts with 25-90% of its hit points, and `uneven` (with `mirrored` off) a number of
+    units drawn for each side on its own.
     """
+    if min_width is not None:
+        width = rng.randint(min(min_width, width), width)
+    if min_height is not None:
+        height = rng.randint(min(min_height, height), height)
     names = sorted(ruleset.templates())
     pools = pools or {}
     a, b = ruleset.sides[0], ruleset.sides[1]
     n = rng.randint(*sizes)
-    rows = random_map(rng, width, height, mirrored=mirrored)
+    if layouts == ("scatter",):
+        rows = random_map(rng, width, height, mirrored=mirrored)
+    else:
+        rows = layout_map(rng, width, height, layouts[rng.randrange(len(layouts))], mirrored)
     open_left = [(x, y) for y in range(1, height - 1) for x in range(1, max(2, width // 4))
                  if rows[y][x] in ".~"]
     below = _below(rng)
@@ -121,17 +211,32 @@ def random_encounter(ruleset, rng: random.Random, width: int = 16, height: int =
     spots = open_left[:n]
     picks_a = [rng.choice(pools.get(a) or names) for _ in range(n)]
     picks_b = list(picks_a) if mirrored else [rng.choice(pools.get(b) or names) for _ in range(n)]
+    n_b = len(spots)
+    if uneven and not mirrored:
+        n_b = rng.randint(*sizes)
+        picks_b = [rng.choice(pools.get(b) or names) for _ in range(n_b)]
     label_a, label_b = (s.upper()[:-1] if s.endswith("s") else s for s in (a, b))  # "PC" for "pcs"
     units = []
     for k, (x, y) in enumerate(spots):
         units.append({"name": f"{label_a} {k + 1}", "side": a, "template": picks_a[k], "at": [x, y]})
-    for k, (x, y) in enumerate(spots):
-        mx, my = (width - 1 - x, height - 1 - y) if mirrored else (x, y)
-        if not mirrored:
-            mx = width - 1 - x
-            if rows[my][mx] not in ".~":
-                continue
-        units.append({"name": f"{label_b} {k + 1}", "side": b, "template": picks_b[k], "at": [mx, my]})
+    if n_b != len(spots):  # the other side on its own squares of the right quarter
+        open_right = [(x, y) for y in range(1, height - 1) for x in range(min(width - 2, width - width // 4),
+                                                                          width - 1) if rows[y][x] in ".~"]
+        rng.shuffle(open_right)
+        for k, (x, y) in enumerate(open_right[:n_b]):
+            units.append({"name": f"{label_b} {k + 1}", "side": b, "template": picks_b[k], "at": [x, y]})
+    else:
+        for k, (x, y) in enumerate(spots):
+            mx, my = (width - 1 - x, height - 1 - y) if mirrored else (x, y)
+            if not mirrored:
+                mx = width - 1 - x
+                if rows[my][mx] not in ".~":
+                    continue
+            units.append({"name": f"{label_b} {k + 1}", "side": b, "template": picks_b[k], "at": [mx, my]})
     grid = Grid(rows, None, ruleset.metric)
     built = [ruleset.make_unit(i, spec, f"generated units[{i}]") for i, spec in enumerate(units)]
+    if wounded > 0:
+        for u in built:
+            if rng.random() < wounded:
+                u.hp = max(1, round(u.max_hp * rng.uniform(0.25, 0.9)))
     return Encounter(ruleset.id, "random skirmish", grid, built, round_limit)
