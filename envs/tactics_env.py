@@ -63,10 +63,10 @@ class TacticsEnv(gym.Env):
     last step's info has `winner`, `rounds` and `opponent` (the opponent policy's kind or name).
 
     ## Arguments
-    `ruleset` (a registered ruleset's id, required: there is no default ruleset), `encounters` (paths or Encounter objects; otherwise random ones from `generator` kwargs of
-    `engine.core.generate.random_encounter`), `learner_side` (a side or "random"), `opponent`
-    ("random", "heuristic", a Policy, or a callable returning one), `max_per_side`, `map_size`, `rewards`,
-    `prior` ("heuristic": the observation ends with the heuristic's score of every action, `envs/prior.py`).
+    `ruleset` (a registered ruleset's id, required: there is no default ruleset), `encounters` (paths or
+    Encounter objects; otherwise random ones from `generator` kwargs of `engine.core.generate.random_encounter`),
+    `learner_side` (a side or "random"), `opponent` ("random", "heuristic", a Policy, or a callable returning one),
+    `max_per_side`, `map_size`, `rewards`, `prior` ("heuristic": the observation ends with the heuristic's score of every action, `envs/prior.py`).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
