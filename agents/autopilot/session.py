@@ -13,7 +13,7 @@ from typing import Callable
 
 from engine.core.battle import Battle
 from engine.core.decision import END, Decision
-from engine.core.dice import AskedDice, Dice, SeededDice
+from engine.core.dice import AskedDice, Dice, DiceStopped, SeededDice
 from engine.core.economy import Economy
 from engine.core.errors import IllegalAction, InputError
 from engine.core.events import Event, damage_by_unit
@@ -51,6 +51,13 @@ GM corrections (any time):
 
 class Quit(Exception):
     """The GM ended the session (quit, or the input ran out)."""
+
+
+class Interrupted(Quit):
+    """The GM pressed Ctrl-C: the session offers to save before it ends."""
+
+
+STOP_WORDS = ("undo", "quit", "exit")  # what a dice prompt takes besides faces
 
 
 @dataclass
@@ -98,7 +105,8 @@ class Session:
         self.gm_side = ruleset.sides[0] if pcs is None else None
         self.interactive = pcs is None
         self.dice_mode = dice
-        self.dice: Dice = SeededDice(seed) if dice == "auto" else AskedDice(self.ask, self.say)
+        self.dice: Dice = SeededDice(seed) if dice == "auto" else AskedDice(self.ask, self.say, stop=STOP_WORDS,
+                                                                            shown=self._preview)
         self.battle = Battle(enc, ruleset, self.dice)
         self.npc_chooser = Chooser(npcs, difficulty, seed)
         self.pc_chooser = Chooser(pcs, "deadly", None if seed is None else seed + 1) if pcs else None
@@ -118,8 +126,10 @@ class Session:
     def ask(self, prompt: str) -> str:
         try:
             line = self._ask_fn(prompt)
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:
             raise Quit()
+        except KeyboardInterrupt:
+            raise Interrupted()
         if line is None:
             raise Quit()
         return str(line)
@@ -143,6 +153,12 @@ class Session:
             self.log.item(line)
         return lines
 
+    def _preview(self, events: list[Event]) -> None:
+        """What a decision being resolved has shown so far (an attack's result before its damage is asked);
+        its full narration follows once it is resolved."""
+        for line in narrate_events(events, self.enc, self.ruleset):
+            self.say("  " + line)
+
     # ---- the loop ------------------------------------------------------------------------------------
     def run(self) -> Result:
         quit_ = False
@@ -163,17 +179,51 @@ class Session:
                     self._npc_interactive()
                 else:
                     self._auto()
-        except Quit:
+        except (Quit, KeyboardInterrupt) as e:
             quit_ = True
+            if not isinstance(e, Quit) or isinstance(e, Interrupted):
+                self._offer_save()
             self.say("Session ended.")
         return self._finish(quit_)
+
+    def _offer_save(self) -> None:
+        """After Ctrl-C: save to a file the GM names, or leave without saving (Enter, Ctrl-C or no input)."""
+        for _ in range(5):
+            try:
+                name = self._ask_fn("\nSave the session before leaving? A file name, or Enter to leave without "
+                                    "saving: ")
+            except (EOFError, KeyboardInterrupt):
+                return
+            if name is None or not str(name).strip():
+                return
+            try:
+                self.cmd_save([str(name).strip()])
+                return
+            except InputError as e:
+                self.say(f"{e}")
 
     def _start(self) -> None:
         enc = self.enc
         self.say(f"{enc.name}: {', '.join(u.name for u in enc.units)}")
         init = self._initiative()
         self.log.block(map_text(enc, self.ruleset, legend=True))
-        events = self.battle.start(init)
+        before = enc.clone()
+        for _ in range(10):
+            try:
+                events = self.battle.start(init)
+                break
+            except (DiceStopped, InputError, Quit) as e:  # undo (or no valid roll) at an initiative roll: again
+                self.battle = Battle(before.clone(), self.ruleset, self.dice)
+                if isinstance(e, Quit):
+                    raise
+                if isinstance(e, DiceStopped) and e.word != "undo":
+                    raise Quit() from None
+                if isinstance(self.dice, AskedDice):
+                    self.dice.clear()
+                self.say("Initiative taken back: every roll again, from the first unit.")
+        else:
+            raise Quit()
+        enc = self.enc
         self.log.heading("Initiative")
         for uid in enc.order:
             u = enc.units[uid]
@@ -316,11 +366,17 @@ class Session:
         except IllegalAction:
             self.undo_stack.pop()
             raise
-        except (InputError, Quit) as e:  # manual dice gave up, or the GM quit mid-roll: the decision never happened
+        except (InputError, Quit, DiceStopped, KeyboardInterrupt) as e:
+            # at a dice prompt the GM typed undo or quit, pressed Ctrl-C, or gave no valid roll: it never happened
             self._restore(self.undo_stack.pop())
+            if isinstance(e, KeyboardInterrupt):
+                raise Interrupted() from None
             if isinstance(e, Quit):
                 raise
-            self.say(f"{e}; the decision was taken back.")
+            if isinstance(e, DiceStopped) and e.word != "undo":
+                raise Quit() from None
+            self.say(f"Taken back: {what} (nothing of it happened)." if isinstance(e, DiceStopped)
+                     else f"{e}; the decision was taken back.")
             return []
         self.decisions += 1
         self._after(events)
@@ -350,6 +406,8 @@ class Session:
         self.battle = Battle(enc, self.ruleset, self.dice)
         if snap.dice_state is not None and isinstance(self.dice, SeededDice):
             self.dice.setstate(snap.dice_state)
+        if isinstance(self.dice, AskedDice):
+            self.dice.clear()
         del self.events[snap.n_events:]
         self.log.truncate(snap.n_log)
         self.vetoed = set(snap.vetoed)
@@ -370,8 +428,9 @@ class Session:
         if not args or not args[0].strip():
             raise InputError("save needs a file name", "save", "save FILE.json")
         data = self.enc.to_dict()
+        seeded = isinstance(self.dice, SeededDice)
         data["autopilot"] = {"seed": self.seed, "dice": self.dice_mode,
-                             "dice_state": _jsonable(self.dice.getstate()) if isinstance(self.dice, SeededDice) else None,
+                             "dice_state": _jsonable(self.dice.getstate()) if seeded else None,
                              "turn": list(self._turn_key) if self._turn_key else None,
                              "vetoed": [d.to_dict() for d in sorted(self.vetoed, key=repr)]}
         p = Path(args[0])
@@ -423,7 +482,14 @@ class Session:
         events = self.battle._check_victory()
         actor = enc.actor
         if not enc.over and actor is not None and not self.ruleset.can_act(enc, actor):
-            events += self.battle.step(END)
+            try:
+                events += self.battle.step(END)
+            except DiceStopped as e:  # a roll as the next turn starts: the correction is taken back whole
+                self._restore(self.undo_stack.pop())
+                if e.word != "undo":
+                    raise Quit()
+                self.say(f"Taken back: {text}.")
+                return
         if events:
             self._after(events)
 

@@ -52,11 +52,9 @@ def register(app: typer.Typer) -> None:
             from rich.console import Console
             console = Console()
             show = lambda enc_: console.print(map_rich(enc_, rs))  # noqa: E731
-        ask = None
-        if pc_policy is None or dice == "manual":
-            ask = input
+        # a battle the policies play alone asks nothing, unless Ctrl-C stops it: then it offers to save
         session = Session(enc, rs, npc_policy, pc_policy, dice=dice, difficulty=difficulty, seed=seed,
-                          ask=ask or _no_input, say=typer.echo, show=show)
+                          ask=input, say=typer.echo, show=show)
         if saved is not None:
             session.resume(saved)
         result = session.run()
@@ -65,7 +63,3 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"Battle log written to {path}")
         if result.quit and result.winner is None:
             raise typer.Exit(0)
-
-
-def _no_input(prompt: str) -> str:
-    raise EOFError

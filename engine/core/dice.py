@@ -2,6 +2,9 @@
 
 `SeededDice` for simulation and training (same seed + same decisions = same battle), `ScriptedDice`
 for tests (a queue of faces), `AskedDice` for a GM typing in what the table rolled.
+
+A ruleset hands `dice.show(events)` what a person rolling should see before the next roll (an attack's
+result before its damage is asked); only `AskedDice` does anything with it.
 """
 from __future__ import annotations
 
@@ -62,11 +65,23 @@ def parse_dice(text: str | int) -> DiceExpr:
     return DiceExpr(count, sides, bonus)
 
 
+class DiceStopped(Exception):
+    """A person at a dice prompt typed one of its stop words (`undo`, `quit`): the roll, and the decision being
+    resolved, did not happen. Whoever asked puts the state back as it was before the decision."""
+
+    def __init__(self, word: str):
+        super().__init__(word)
+        self.word = word
+
+
 class Dice:
     """Source of die faces. Subclasses implement `face(sides, why)`."""
 
     def face(self, sides: int, why: str) -> int:  # pragma: no cover - interface
         raise NotImplementedError
+
+    def show(self, events: list) -> None:
+        """Events that happened before the next roll, for a person rolling to see; ignored by default."""
 
     def d20(self, why: str = "d20") -> int:
         return self.face(20, why)
@@ -118,15 +133,47 @@ class ScriptedDice(Dice):
 
 
 class AskedDice(Dice):
-    """Faces typed in by a person. `ask(prompt)` returns their text; impossible values are asked again."""
+    """Faces typed in by a person: `ask(prompt)` returns their text, `tell(text)` answers them.
 
-    def __init__(self, ask: Callable[[str], str], tell: Callable[[str], None] = print, tries: int = 20):
+    A line of several numbers (`3 4 9`) answers the next dice asked, in order (each one used is told); an
+    impossible or mistyped value is refused with what to type and asked again; one of the `stop` words (say
+    `undo`, `quit`) raises DiceStopped. `show(events)` passes what a resolution shows before its next roll to
+    the `shown` callback (so an attack's result is on the screen before its damage is asked).
+    """
+
+    def __init__(self, ask: Callable[[str], str], tell: Callable[[str], None] = print, tries: int = 20,
+                 stop: tuple[str, ...] = (), shown: Callable[[list], None] | None = None):
         self.ask, self.tell, self.tries = ask, tell, tries
+        self.stop = tuple(w.lower() for w in stop)
+        self.shown = shown
+        self.ahead: list[int] = []  # values typed ahead for the next dice
+
+    def clear(self) -> None:
+        """Forget the values typed ahead (the decision they were for was taken back)."""
+        self.ahead.clear()
+
+    def show(self, events: list) -> None:
+        if self.shown is not None and events:
+            self.shown(list(events))
 
     def face(self, sides: int, why: str) -> int:
+        if self.ahead:
+            value = self.ahead.pop(0)
+            if 1 <= value <= sides:
+                self.tell(f"d{sides} for {why}: {value} (typed ahead)")
+                return value
+            self.tell(f"{value} (typed ahead) is not a possible d{sides} roll for {why}; "
+                      f"the values typed after it are dropped too.")
+            self.ahead.clear()
+        words = f", or {' / '.join(self.stop)}" if self.stop else ""
         for _ in range(self.tries):
             text = self.ask(f"d{sides} for {why}: ").strip()
-            if text.isdigit() and 1 <= int(text) <= sides:
-                return int(text)
-            self.tell(f"'{text}' is not a possible d{sides} roll; type a whole number from 1 to {sides}.")
+            if text.lower() in self.stop:
+                raise DiceStopped(text.lower())
+            values = text.replace(",", " ").split()
+            if values and all(v.isascii() and v.isdigit() for v in values) and 1 <= int(values[0]) <= sides:
+                self.ahead = [int(v) for v in values[1:]]
+                return int(values[0])
+            self.tell(f"'{text}' is not a possible d{sides} roll; type a whole number from 1 to {sides} "
+                      f"(or several, for the next dice too: 3 4 9){words}.")
         raise InputError(f"no valid d{sides} roll for {why} after {self.tries} tries")
