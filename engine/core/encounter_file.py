@@ -1,6 +1,7 @@
 """Encounter files (YAML): an ASCII map, a legend and units. Every error names the line and the fix."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -75,13 +76,7 @@ def parse_encounter(text: str, filename: str = "encounter", ruleset=None) -> Enc
     try:
         grid = Grid(rows, {str(k): v for k, v in legend.items()}, ruleset.metric)
     except InputError as e:
-        where = e.where
-        if where.startswith("map line ") and map_line:
-            n = int(where.split()[2])
-            where = f"{filename} line {map_line + n} (map row {n})"
-        elif where == "legend":
-            where = f"{filename} line {lines.get('legend', '?')} (legend)"
-        raise InputError(e.what, where or filename, e.fix)
+        raise _grid_error(e, filename, map_line, lines.get("legend", "?")) from None
 
     units_raw = data["units"]
     if not isinstance(units_raw, list) or not units_raw:
@@ -158,6 +153,28 @@ def _set_play_state(ruleset, unit, values: Any, where: str) -> None:
         ruleset.check_unit(unit, f"{where} {unit.name}")
     except InputError as e:
         raise InputError(e.what, e.where, f"fix the unit's 'state:' ({e.fix})" if e.fix else "fix the unit's 'state:'")
+
+
+_COLUMN = re.compile(r"column (\d+): (.*)")
+_WIDTH = re.compile(r"map row (\d+) has (\d+) squares but row 1 has (\d+)")
+
+
+def _grid_error(e: InputError, filename: str, map_line: int, legend_line) -> InputError:
+    """The Grid's error (map rows and columns counted from 1) in the file's words: the file's line, and a
+    square as x, y counted from 0, as `at:` writes it."""
+    what, where = e.what, e.where
+    if where.startswith("map line ") and map_line:
+        y = int(where.split()[2]) - 1
+        where = f"{filename} line {map_line + 1 + y} (map row y={y})"
+        col, width = _COLUMN.fullmatch(what), _WIDTH.fullmatch(what)
+        if col:
+            what = f"the square at [{int(col.group(1)) - 1}, {y}] (x, y from 0, as in at:): {col.group(2)}"
+        elif width:
+            what = (f"map row y={int(width.group(1)) - 1} has {width.group(2)} squares but the first row (y=0) "
+                    f"has {width.group(3)}")
+    elif where == "legend":
+        where = f"{filename} line {legend_line} (legend)"
+    return InputError(what, where or filename, e.fix)
 
 
 def _check_tactics(tactics: Any, name: str, where: str) -> None:

@@ -109,3 +109,18 @@ def test_every_shipped_encounter_loads():
     for f in files:
         enc = load_encounter(f)
         assert enc.units
+
+
+@pytest.mark.parametrize("old,new,where,words", [
+    ("#..c...#", "#..?...#", "enc.yaml line 6 (map row y=2)", "the square at [3, 2] (x, y from 0, as in at:)"),
+    ("  #......#\n  #..c", "  #.....#\n  #..c", "enc.yaml line 5 (map row y=1)",
+     "map row y=1 has 7 squares but the first row (y=0) has 8"),
+])
+def test_map_errors_give_squares_as_at_counts_them(old, new, where, words):
+    """A square in a map error is x, y counted from 0, as `at:` writes it (a unit put `at:` that square is the
+    one named), and the file line next to it."""
+    e = error(GOOD.replace(old, new, 1))
+    assert e.where == where and words in e.what, str(e)
+    if "?" in new:
+        moved = GOOD.replace(old, new, 1).replace("at: [1, 1]", "at: [3, 2]")
+        assert "Kira at [3, 2]" in str(error(moved.replace("?", "#")))  # the same square, named the same way
