@@ -23,6 +23,7 @@ from stable_baselines3.common.logger import HParam, Image
 
 from engine.rulesets import get_ruleset
 
+from .checkpoints import save_model
 from .config import TrainConfig
 from .evaluate import ModelPolicy, encounter_source, evaluate, opponent_policy, summarise
 
@@ -48,10 +49,8 @@ def eval_source(cfg: TrainConfig):
 def run_evaluation(cfg: TrainConfig, model, episodes: int, narrate: bool = True) -> dict[str, Any]:
     """Evaluate the live model against every `eval.opponents` entry; returns per-opponent summaries,
     the pooled summary ("all") and the narrated sample battle ("sample": its EpisodeStats)."""
-    from .train import prior_of
-
     rs = get_ruleset(cfg.ruleset)
-    learner = ModelPolicy(model, rs, cfg.env.max_per_side, tuple(cfg.env.map_size), prior=prior_of(cfg))
+    learner = ModelPolicy(model, rs, cfg.env.max_per_side, tuple(cfg.env.map_size), prior=cfg.env.observation_prior)
     source = eval_source(cfg)
     out: dict[str, Any] = {"vs": {}}
     pooled = []
@@ -119,7 +118,6 @@ class LeagueCallback(BaseCallback):
     def _on_step(self) -> bool:
         self.league.step = self.num_timesteps
         if self.enabled and self.num_timesteps - self._last >= self.every:
-            from .train import save_model
             self._last = self.num_timesteps - self.num_timesteps % self.every
             path = save_model(self.model, self.dir / f"step_{self.num_timesteps}.zip", self.cfg, light=True)
             self.league.add_snapshot(path)
@@ -145,7 +143,6 @@ class CheckpointEvery(BaseCallback):
 
     def _on_step(self) -> bool:
         if self.num_timesteps - self._last >= self.every:
-            from .train import save_model
             self._last = self.num_timesteps - self.num_timesteps % self.every
             save_model(self.model, self.dir / f"step_{self.num_timesteps}.zip", self.cfg)
         return True

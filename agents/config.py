@@ -166,6 +166,11 @@ class EnvConfig(_Section):
         "none", description="'heuristic': the observation ends with the heuristic's score of every action and "
                             "the policy adds it to its logits (agents/prior_policy.py); no imitation is needed")
 
+    @property
+    def observation_prior(self) -> str | None:
+        """The observation's prior block (the encoder's `prior`, envs/prior.py), or None."""
+        return None if self.prior == "none" else self.prior
+
     @model_validator(mode="after")
     def _fits(self) -> "EnvConfig":
         w, h = self.map_size

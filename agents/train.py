@@ -17,7 +17,6 @@ League opponents are always frozen copies loaded from snapshot files, never the 
 from __future__ import annotations
 
 import json
-import re
 import signal
 import threading
 import time
@@ -32,9 +31,10 @@ from engine.core.policy import Policy
 from engine.policies import rule_policy
 from engine.rulesets import get_ruleset
 
+from .checkpoints import latest_checkpoint, save_model, step_of
 from .config import TrainConfig, load_config
 from .heap import freeze_heap
-from .policies import MaskablePolicy, write_meta
+from .policies import MaskablePolicy
 
 RUNS = Path("runs")
 
@@ -55,7 +55,7 @@ class League:
         self._loaded: dict[Path, MaskablePolicy] = {}
         self._checkpoint: Policy | None = None
         if snapshot_dir is not None and snapshot_dir.exists():
-            self.snapshots = sorted(snapshot_dir.glob("step_*.zip"), key=_step_of)
+            self.snapshots = sorted(snapshot_dir.glob("step_*.zip"), key=step_of)
 
     def add_snapshot(self, path: Path) -> None:
         self.snapshots.append(path)
@@ -143,12 +143,7 @@ def env_kwargs(cfg: TrainConfig) -> dict[str, Any]:
             "generator": {"width": g.width, "height": g.height, "sizes": tuple(g.sizes), "pools": g.pools,
                           "mirrored": g.mirrored},
             "learner_side": e.learner_side, "max_per_side": e.max_per_side, "map_size": tuple(e.map_size),
-            "round_limit": e.round_limit, "rewards": e.rewards.model_dump(), "prior": prior_of(cfg)}
-
-
-def prior_of(cfg: TrainConfig) -> str | None:
-    """The observation's prior block (envs/prior.py), or None."""
-    return None if cfg.env.prior == "none" else cfg.env.prior
+            "round_limit": e.round_limit, "rewards": e.rewards.model_dump(), "prior": e.observation_prior}
 
 
 def make_vec_env(cfg: TrainConfig, league: League | None = None):
@@ -222,7 +217,7 @@ def build_model(cfg: TrainConfig, venv, tensorboard_log: str | None = None):
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
     policy, policy_kwargs = "MlpPolicy", {"net_arch": dict(pi=list(p.net_arch), vf=list(p.net_arch)),
                                           "activation_fn": act}
-    if prior_of(cfg):  # logits = the network's + a learned weight times the prior block
+    if cfg.env.observation_prior:  # logits = the network's + a learned weight times the prior block
         from .prior_policy import PriorPolicy
         policy, policy_kwargs["prior_dim"] = PriorPolicy, int(venv.action_space.n)
         policy_kwargs["prior_features"] = p.prior_features
@@ -301,53 +296,6 @@ class _linear:
 
     def __call__(self, progress_remaining: float) -> float:
         return self.start * progress_remaining
-
-
-# ---- saving ---------------------------------------------------------------------------------------
-def save_light(model, path: str | Path) -> None:
-    """model.save without what only training needs: the optimizer's moment estimates (two thirds of a checkpoint)
-    and the envs' last observations (one per env); `--resume` from such a file starts the envs afresh."""
-    from collections import defaultdict
-
-    opt = model.policy.optimizer
-    kept = opt.state
-    opt.state = defaultdict(dict)
-    try:
-        model.save(str(path), exclude=["_last_obs", "_last_episode_starts", "_last_original_obs"])
-    finally:
-        opt.state = kept
-
-
-def save_model(model, path: Path, cfg: TrainConfig, light: bool = False, **extra) -> Path:
-    """model.save + the .meta.json that lets `load_policy` check the encoding.
-
-    `light` (`save_light`) is for the final model, which is for playing; checkpoints keep everything so that
-    --resume continues exactly.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if light:
-        save_light(model, path)
-    else:
-        model.save(str(path))
-    if not path.name.endswith(".zip"):
-        path = path.with_name(path.name + ".zip")
-    e = cfg.env
-    write_meta(path, get_ruleset(cfg.ruleset), e.max_per_side, tuple(e.map_size), prior=prior_of(cfg),
-               steps=int(model.num_timesteps),
-               run=cfg.name, train_env={"encounters": list(e.encounters),
-                                        "generator": e.generator.model_dump(mode="json"),
-                                        "round_limit": e.round_limit}, **extra)
-    return path
-
-
-def _step_of(p: Path) -> int:
-    m = re.search(r"step_(\d+)", p.name)
-    return int(m.group(1)) if m else -1
-
-
-def latest_checkpoint(run_dir: Path) -> Path | None:
-    ckpts = sorted((run_dir / "checkpoints").glob("step_*.zip"), key=_step_of)
-    return ckpts[-1] if ckpts else None
 
 
 def new_run_dir(name: str, root: Path = RUNS) -> Path:

@@ -12,10 +12,10 @@ import yaml
 
 
 def _save_light(src: Path, dest: Path) -> None:
-    """Copy a model without what only training needs (`agents.train.save_light`)."""
+    """Copy a model without what only training needs (`agents.checkpoints.save_light`)."""
     from sb3_contrib import MaskablePPO
 
-    from agents.train import save_light
+    from agents.checkpoints import save_light
 
     save_light(MaskablePPO.load(str(src), device="cpu"), dest)
 

@@ -4,8 +4,9 @@ from pathlib import Path
 import pytest
 import torch
 
+from agents.checkpoints import save_model
 from agents.config import ConfigError, load_config
-from agents.train import build_model, init_weights, make_vec_env, run, save_model
+from agents.train import build_model, init_weights, make_vec_env, run
 
 SMALL = ["train.n_envs=2", "ppo.n_steps=32", "ppo.batch_size=64", "train.total_timesteps=64",
          "eval.freq=1000000", "eval.final_episodes=2", "eval.opponents=[random]", "env.opponent=random",

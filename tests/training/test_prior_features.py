@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 import torch
 
+from agents.checkpoints import save_model
 from agents.config import ConfigError, load_config
 from agents.policies import MaskablePolicy
-from agents.train import build_model, init_weights, make_vec_env, save_model
+from agents.train import build_model, init_weights, make_vec_env
 
 SMALL = ["train.n_envs=2", "ppo.n_steps=32", "ppo.batch_size=64", "train.total_timesteps=64", "env.prior=heuristic",
          "ppo.net_arch=[16, 16]", "ppo.activation=relu", "env.opponent=heuristic", "imitation.samples=0"]

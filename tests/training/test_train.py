@@ -10,9 +10,10 @@ import yaml
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from agents import callbacks as cb
+from agents.checkpoints import latest_checkpoint
 from agents.config import load_config
 from agents.policies import load_policy
-from agents.train import latest_checkpoint, run
+from agents.train import run
 from stable_baselines3.common.callbacks import BaseCallback
 
 
