@@ -111,6 +111,14 @@ def legend_rows(enc: "Encounter", ruleset: "Ruleset | None" = None) -> list[dict
     return rows
 
 
+def column_numbers(width: int) -> list[str]:
+    """The rows above a text map that number its columns: the tens (once there is a column 10), then the ones."""
+    ones = "   " + "".join(str(x % 10) for x in range(width))
+    if width <= 10:
+        return [ones]
+    return ["   " + "".join(str(x // 10 % 10) if x >= 10 else " " for x in range(width)), ones]
+
+
 def map_text(enc: "Encounter", ruleset: "Ruleset | None" = None, legend: bool = True) -> str:
     """The map as plain text with column/row numbers, and (by default) the unit legend below it."""
     g = enc.grid
@@ -119,10 +127,7 @@ def map_text(enc: "Encounter", ruleset: "Ruleset | None" = None, legend: bool = 
     for pos, uid in _unit_layer(enc).items():
         x, y = pos
         chars[y][x] = DOWN_MARK if enc.units[uid].down else mk[uid]
-    tens = "   " + "".join(str(x // 10) if x >= 10 else " " for x in range(g.width))
-    ones = "   " + "".join(str(x % 10) for x in range(g.width))
-    lines = ([tens] if g.width > 10 else []) + [ones]
-    lines += [f"{y:>2} " + "".join(row) for y, row in enumerate(chars)]
+    lines = column_numbers(g.width) + [f"{y:>2} " + "".join(row) for y, row in enumerate(chars)]
     if legend:
         lines.append("")
         for r in legend_rows(enc, ruleset):
@@ -145,7 +150,8 @@ def map_rich(enc: "Encounter", ruleset: "Ruleset | None" = None):
     sides = enc.sides()
     layer = _unit_layer(enc)
     text = Text()
-    text.append("   " + "".join(str(x % 10) for x in range(g.width)) + "\n", style="dim")
+    for row in column_numbers(g.width):
+        text.append(row + "\n", style="dim")
     for y in range(g.height):
         text.append(f"{y:>2} ", style="dim")
         for x in range(g.width):
