@@ -408,7 +408,8 @@ def apply_overrides(data: dict, overrides: list[str]) -> dict:
 
 def load_config(path: str | Path | None = None, overrides: list[str] | None = None,
                 data: dict | None = None) -> TrainConfig:
-    """Read, override and validate a config; raises ConfigError with key paths on any problem."""
+    """Read, override and validate a config; raises ConfigError with key paths on any problem (read from a file:
+    the message starts with the file, once; bad YAML: its line and column)."""
     if data is None:
         p = Path(path)
         if not p.exists():
@@ -416,11 +417,29 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         try:
             data = yaml.safe_load(p.read_text()) or {}
         except yaml.YAMLError as e:
-            raise ConfigError(f"{p}: not valid YAML: {e}") from None
+            raise ConfigError(_yaml_error(p, e)) from None
         if not isinstance(data, dict):
             raise ConfigError(f"{p}: the config must be a mapping of sections (name, ruleset, env, ppo, train, eval)")
+        try:
+            return _validated(data, overrides)
+        except ConfigError as e:
+            raise ConfigError(f"{p}: {e}") from None
+    return _validated(data, overrides)
+
+
+def _validated(data: dict, overrides: list[str] | None) -> TrainConfig:
     data = apply_overrides(data, overrides or [])
     try:
         return TrainConfig.model_validate(data)
     except ValidationError as e:
         raise ConfigError(_format(e)) from None
+
+
+def _yaml_error(path: Path, err: yaml.YAMLError) -> str:
+    """'PATH line L, column C: not valid YAML: what (where it started)': the file once, where the parser stopped."""
+    mark, ctx = getattr(err, "problem_mark", None), getattr(err, "context_mark", None)
+    where = f"{path} line {mark.line + 1}, column {mark.column + 1}" if mark is not None else str(path)
+    what = getattr(err, "problem", None) or str(err).splitlines()[0]
+    if ctx is not None and (mark is None or (ctx.line, ctx.column) != (mark.line, mark.column)):
+        what += f" ({getattr(err, 'context', None) or 'started'} on line {ctx.line + 1}, column {ctx.column + 1})"
+    return f"{where}: not valid YAML: {what}; check the indentation, colons, brackets and quotes there"

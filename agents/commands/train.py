@@ -30,8 +30,8 @@ def register(app: typer.Typer) -> None:
         if resume is None:
             try:
                 cfg = load_config(config, set_ + ([f"name={name}"] if name else []))
-            except ConfigError as e:
-                console.print(f"[red]{config}: {e}[/red]", highlight=False)
+            except ConfigError as e:  # it names the file
+                console.print(f"[red]{e}[/red]", highlight=False)
                 raise typer.Exit(2)
         from agents.forked import WorkerDied
         from agents.train import run

@@ -108,3 +108,22 @@ def test_opponent_schedule_and_shorthands():
     assert league.stages[0].heuristic > 0 and league.stages[0].league > 0
     with pytest.raises(ConfigError, match="does not exist"):
         load_config(data={"ruleset": "saga", "env": {"opponent": "nowhere/model.zip"}})
+
+
+def test_bad_yaml_names_the_file_once_with_line_and_column(tmp_path):
+    """A config that is not YAML: the file once (also as `tactician train` prints it), the line and column where
+    the parser stopped and where the unclosed part started."""
+    from typer.testing import CliRunner
+
+    from agents.cli import app
+
+    p = tmp_path / "bad.yaml"
+    p.write_text("name: x\nppo:\n  learning_rate: [1, 2\n  n_steps: 3\n")
+    with pytest.raises(ConfigError) as e:
+        load_config(p)
+    msg = str(e.value)
+    assert msg.startswith(f"{p} line 4, column 10: not valid YAML: ") and msg.count(str(p)) == 1, msg
+    assert "on line 3, column 18" in msg and "<unicode string>" not in msg
+    out = CliRunner().invoke(app, ["train", str(p)])
+    printed = "".join(out.output.split())  # rich wraps long lines
+    assert out.exit_code == 2 and printed.count(str(p)) == 1 and "line4,column10" in printed, out.output
