@@ -25,7 +25,8 @@ from engine.rulesets import get_ruleset
 
 from .checkpoints import save_model
 from .config import TrainConfig
-from .evaluate import ModelPolicy, encounter_source, evaluate, opponent_policy, summarise
+from .evaluate import encounter_source, evaluate, opponent_policy, summarise
+from .policies import ModelPolicy
 
 NOT_SCALAR = ("stdout", "log", "json", "csv")
 

@@ -33,7 +33,7 @@ from engine.core.state import Encounter
 from engine.rulesets import get_ruleset
 
 from .forked import forked_map
-from .policies import MaskablePolicy, load_policy
+from .policies import load_policy
 
 EncounterSource = Callable[[int], Encounter]
 
@@ -47,25 +47,6 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
     return max(0.0, centre - half), min(1.0, centre + half)
-
-
-class ModelPolicy(MaskablePolicy):
-    """A live (in-memory) MaskablePPO model as a masked engine Policy, for evaluation during training."""
-
-    def __init__(self, model, ruleset: Ruleset, max_per_side: int, map_size: tuple[int, int],
-                 deterministic: bool = True, seed: int | None = 0, prior: str | None = None):
-        from envs.codec import ActionCodec
-        from envs.observation import ObservationEncoder
-
-        self.ruleset, self.model, self.max_per_side = ruleset, model, max_per_side
-        self.codec = ActionCodec(ruleset, max_per_side, *map_size)
-        self.encoder = ObservationEncoder(ruleset, max_per_side, *map_size, prior=prior)
-        self.meta = {"map_size": list(map_size), "max_per_side": max_per_side}
-        self.deterministic, self.name = deterministic, "learner"
-        self._rng = np.random.default_rng(seed)
-        self._obs = np.zeros(self.encoder.size, dtype=np.float32)
-        self._layers = []  # the live model keeps training: always read its current weights through torch
-        self._prior = None
 
 
 def encounter_source(ruleset: Ruleset, encounters: list[str | Path] | None = None,
@@ -285,5 +266,5 @@ def opponent_policy(spec: str, ruleset: Ruleset, seed: int = 0) -> Policy:
     return load_policy(spec, ruleset, seed=seed)
 
 
-__all__ = ["wilson", "ModelPolicy", "encounter_source", "play_episode", "summarise", "evaluate",
+__all__ = ["wilson", "encounter_source", "play_episode", "summarise", "evaluate",
            "opponent_policy", "END_TURN"]

@@ -2,7 +2,8 @@
 
 A checkpoint is a MaskablePPO `.zip` with a `<name>.meta.json` beside it recording the encoding it was
 trained on (env id, ruleset, maximum units per side, map size, encoding signature). A model trained on
-another encoding is refused with a message, never run on the wrong inputs.
+another encoding is refused with a message, never run on the wrong inputs. `ModelPolicy` plays a live model (the
+one being trained) the same way.
 """
 from __future__ import annotations
 
@@ -209,6 +210,22 @@ class MaskablePolicy(Policy):
         order = np.argsort(rows)
         probs = np.exp(logits[order] - logits.max())
         return decisions[int(order[self._rng.choice(len(probs), p=probs / probs.sum())])]
+
+
+class ModelPolicy(MaskablePolicy):
+    """A live (in-memory) MaskablePPO model as a masked engine Policy, for evaluation during training."""
+
+    def __init__(self, model, ruleset: Ruleset, max_per_side: int, map_size: tuple[int, int],
+                 deterministic: bool = True, seed: int | None = 0, prior: str | None = None):
+        self.ruleset, self.model, self.max_per_side = ruleset, model, max_per_side
+        self.codec = ActionCodec(ruleset, max_per_side, *map_size)
+        self.encoder = ObservationEncoder(ruleset, max_per_side, *map_size, prior=prior)
+        self.meta = {"map_size": list(map_size), "max_per_side": max_per_side}
+        self.deterministic, self.name = deterministic, "learner"
+        self._rng = np.random.default_rng(seed)
+        self._obs = np.zeros(self.encoder.size, dtype=np.float32)
+        self._layers = []  # the live model keeps training: always read its current weights through torch
+        self._prior = None
 
 
 def _numpy_layers(policy) -> list[tuple[str, np.ndarray | None, np.ndarray | None]] | None:

@@ -74,3 +74,20 @@ def test_policy_names_resolve_and_bad_ones_explain(saved):
         load_policy("zoo:nosuch", "saga")
     with pytest.raises(InputError, match="unknown policy"):
         load_policy("smartest", "saga")
+
+
+def test_a_live_model_plays_as_its_saved_copy(saved):
+    """ModelPolicy (the model being trained, read through torch) picks what the saved model picks (numpy)."""
+    from agents.policies import ModelPolicy
+
+    path, env = saved
+    disk = MaskablePolicy(path)
+    live = ModelPolicy(disk.model, get_ruleset("saga"), 4, (16, 16))
+    n = 0
+    for seed in range(6):
+        env.reset(seed=seed)
+        if not env.battle.over:
+            assert live.choose(env.battle) == disk.choose(env.battle)
+            assert not live._numpy_path() and disk._numpy_path()
+            n += 1
+    assert n >= 4
