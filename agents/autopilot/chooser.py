@@ -92,13 +92,20 @@ class Chooser:
                 weights = [max(p, 1e-9) ** power for _, p in pool]
                 pick = self.rng.choices([d for d, _ in pool], weights=weights)[0]
         prob = next((p for d, p in ranked if d == pick), 0.0)
-        est = None
-        if pick.target is not None or pick.square is not None:
-            try:
-                est = battle.ruleset.estimate(battle.enc, battle.enc.actor, pick)
-            except Exception:
-                est = None
-        return Proposal(pick, prob, ranked, est, notes)
+        return Proposal(pick, prob, ranked, estimate_of(battle, pick), notes)
+
+
+def estimate_of(battle: Battle, d: Decision) -> Estimate | None:
+    """The ruleset's estimate of the acting unit's decision `d` now (hit chance, expected damage, ...), or None when
+    it has none for it: it gives the empty Estimate (a move, aim, the end of the turn) or cannot estimate it."""
+    try:
+        est = battle.ruleset.estimate(battle.enc, battle.enc.actor, d)
+    except Exception:  # a ruleset that cannot estimate a decision still gets it proposed
+        return None
+    return None if est is None or est == _NO_ESTIMATE else est
+
+
+_NO_ESTIMATE = Estimate()
 
 
 # ---- unit tactics ------------------------------------------------------------------------------------

@@ -62,14 +62,13 @@ def register(app: typer.Typer) -> None:
         try:
             enc, rs = read_state(state, seed)
             pol = resolve_policy(policy, rs, seed, warn=lambda m: typer.echo(m, err=True))
-            plan = plan_turn(enc, rs, Chooser(pol, "deadly", seed), seed=seed, explain=explain)
+            plan = plan_turn(enc, rs, Chooser(pol, "deadly", seed), seed=seed, explain=explain, policy=policy)
         except InputError as e:
             typer.echo(f"error: {e}", err=True)
             raise typer.Exit(2)
         except (ValueError, KeyError, TypeError, IndexError) as e:
             typer.echo(f"error: {state}: the state is inconsistent ({type(e).__name__}: {e})", err=True)
             raise typer.Exit(2)
-        plan["policy"] = policy
         # squares and other short number lists on one line: [10, 4], not four lines
         text = re.sub(r"\[\s*(-?[\d.]+(?:,\s*-?[\d.]+)*)\s*\]",
                       lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]",
