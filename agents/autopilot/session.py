@@ -25,7 +25,7 @@ from engine.rulesets import get_ruleset
 
 from agents.render import map_text, markers
 
-from .chooser import Chooser, Proposal
+from .chooser import Chooser, Proposal, estimate_of
 from .log import BattleLog
 from .words import command_for, find_unit, legal_listing, parse_decision, tokens
 
@@ -298,7 +298,11 @@ class Session:
             lines.append(f"  tactics: {n}")
         alts = prop.alternatives(3)
         if alts:
-            lines.append("  also considered: " + ", ".join(f"{command_for(a, enc, rs)} ({p:.0%})" for a, p in alts))
+            lines.append("  also considered:")
+            words = [command_for(a, enc, rs) for a, _ in alts]
+            width = max(len(w) for w in words)
+            for w, (a, p) in zip(words, alts):
+                lines.append(f"    {w:<{width}}  p={p:.2f}{_odds(estimate_of(self.battle, a))}")
         if self.vetoed:
             lines.append("  vetoed: " + ", ".join(command_for(v, enc, rs) for v in self.vetoed))
         return "\n".join(lines)
@@ -628,6 +632,13 @@ class Session:
             self.say(f"  {r[0]:<14} {r[1]:<5} dealt {r[2]:>3}  taken {r[3]:>3}  {r[4]:>7} {r[5]}")
         self.log.block(map_text(enc, self.ruleset))
         return Result(winner, rounds, damage, self.decisions, quit_, list(self.events))
+
+
+def _odds(est) -> str:
+    """', hit 55%, expected damage 4.2' for an estimate with a chance or damage; '' for none."""
+    if est is None or not (est.hit_chance or est.expected_damage):
+        return ""
+    return f", hit {est.hit_chance:.0%}, expected damage {est.expected_damage:.1f}"
 
 
 def parse_initiative(line: str, enc: Encounter) -> dict[int, int]:

@@ -266,3 +266,33 @@ def test_load_keeps_the_turns_vetoes(yard, tmp_path):
     before = len(table.out)
     s.command(f"load {save}")
     assert "autopilot.vetoed[0]" in "\n".join(table.out[before:])
+
+
+def test_alternatives_show_their_hit_chance_and_expected_damage(yard):
+    """Each alternative of an NPC proposal has its probability and, where the ruleset estimates it, its hit chance
+    and expected damage (the ruleset's `estimate`)."""
+    from engine.core.decision import Decision
+    from engine.core.policy import Policy
+
+    class Ranks(Policy):
+        name = "ranks"
+
+        def rank(self, battle):
+            legal = battle.legal()
+            move = next(d for d in legal if d.action == "move")
+            shots = [d for d in legal if d.action == "ranged_attack"]
+            return [(move, 0.6)] + [(d, 0.3 / len(shots)) for d in shots] + [(END, 0.1)]
+
+    table = Table([], lambda t, p: "quit")
+    s = Session(yard, RS, Ranks(), None, seed=1, ask=table.ask, say=table.say)
+    s.battle.start({0: 1, 1: 2, 2: 20, 3: 19})   # Trooper 1 acts
+    s._turn_header()
+    text = s.explain(s._current_proposal())
+    kira = Decision("ranged_attack", 0)
+    est = RS.estimate(s.enc, s.enc.actor, kira)
+    assert est.hit_chance > 0
+    line = next(x for x in text.splitlines() if x.strip().startswith("shoot Kira"))
+    assert f"hit {est.hit_chance:.0%}, expected damage {est.expected_damage:.1f}" in line, text
+    assert "p=0." in line
+    end = next(x for x in text.splitlines() if x.strip().startswith("end"))
+    assert "hit" not in end and "p=0.10" in end
