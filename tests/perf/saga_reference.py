@@ -19,6 +19,7 @@ from engine.core.ruleset import Estimate, React, Ruleset, load_catalogue
 from engine.core.state import Encounter
 from engine.core.units import Unit
 
+from engine.rulesets.saga import movement as M
 from engine.rulesets.saga import stats as S
 
 from . import saga_reference_combat as C
@@ -805,25 +806,13 @@ class ReferenceSagaRuleset(Ruleset):
                       self._threats(enc, a))
         return self._walk(enc, a, path, dice, react, how="moves")
 
-    def _r_withdraw(self, enc, a, d, dice, react):
+    def _r_withdraw(self, enc, a, d, dice, react):  # issue 24: one move, diagonals counted from the first step on
         g = enc.grid
-        half = C.speed(a) // 2
-        threats = self._threats(enc, a)
-        blocked = self._enemy_squares(enc, a)
-        best = None
-        for first, c in self._withdraw_firsts(enc, a):
-            if first == g.index(*d.square):
-                rest = []
-            else:
-                rest = g.path(g.xy(first), d.square, half - c, blocked, threats)
-                if rest is None:
-                    continue
-            if best is None or len(rest) < len(best[1]):
-                best = (first, rest)
-        first, rest = best
-        ev = self._walk(enc, a, [g.xy(first)], dice, react, how="withdraws", safe=True)
-        if rest and a.active:
-            ev += self._walk(enc, a, rest, dice, react, how="moves on")
+        path = M.seeded_path(g, M.seeds_after(g, a.pos, self._withdraw_firsts(enc, a)), g.index(*d.square),
+                             C.speed(a) // 2, self._enemy_squares(enc, a), self._threats(enc, a))
+        ev = self._walk(enc, a, path[:1], dice, react, how="withdraws", safe=True)
+        if len(path) > 1 and a.active:
+            ev += self._walk(enc, a, path[1:], dice, react, how="moves on")
         return ev
 
     def _r_run(self, enc, a, d, dice, react):
@@ -1080,18 +1069,12 @@ class ReferenceSagaRuleset(Ruleset):
             out.append((i, c))
         return out
 
-    def _withdraw_squares(self, enc: Encounter, a: Unit) -> set[int]:
+    def _withdraw_squares(self, enc: Encounter, a: Unit) -> list[int]:  # issue 24: one search from the firsts
         g = enc.grid
-        half = C.speed(a) // 2
-        blocked = self._enemy_squares(enc, a)
+        seeds = M.seeds_after(g, a.pos, self._withdraw_firsts(enc, a))
+        reach = M.seeded_reach(g, seeds, C.speed(a) // 2, self._enemy_squares(enc, a))
         allies = set(self._ally_squares(enc, a))
-        out: set[int] = set()
-        for first, c in self._withdraw_firsts(enc, a):
-            if first not in allies:
-                out.add(first)
-            out.update(g.reachable(g.xy(first), half - c, blocked, allies))
-        out.discard(g.index(*a.pos))
-        return out
+        return [i for i in reach if i != g.index(*a.pos) and i not in allies]
 
     def _run_limit(self, a: Unit) -> int:
         return C.speed(a) * (3 if a.stats["heavy_armor"] else 4)

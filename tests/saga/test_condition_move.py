@@ -125,6 +125,51 @@ def test_withdraw_impossible_when_escape_needs_two_squares():
     assert "cannot withdraw" in why(b, "withdraw", square=(5, 1))
 
 
+# A (speed 6, half 3) at (1, 1) withdraws from T at (0, 0): one move, every second diagonal of it counting 2 from
+# the first square on (issue 24: the count restarted after the first square, so (4, 3) at 1 + 2 + 1 was allowed).
+@pytest.mark.parametrize("rows,square,legal", [
+    (floor(8, 8), (4, 3), False),  # (2,2) 1, (3,3) 2, (4,3) 1: 4 squares of movement
+    (floor(8, 8), (4, 4), False),  # 1 + 2 + 1
+    (floor(8, 8), (3, 3), True),   # 1 + 2
+    (floor(8, 8), (4, 2), True),   # (2,2) 1, then two straight: 3
+    (floor(8, 8), (4, 1), True),   # straight: 3
+    (["........", "..~.....", ".~~.....", "........"], (3, 3), False),  # difficult (2,2): 2, a second diagonal 2
+    (["........", "..~.....", ".~~.....", "........"], (3, 2), True),   # 2 + 1
+    (["........", ".....~..", "........", "........"], (4, 3), False),  # (2,1) 1, (3,2) 1, (4,3) 2: second diagonal
+])
+def test_withdraw_is_one_move_of_half_speed_counting_diagonals_throughout(rows, square, legal):
+    b = make(rows, [unit("A", "pcs", (1, 1), SWORD), unit("T", "npcs", (0, 0), SWORD)])
+    assert ((square in {d.square for d in b.legal() if d.action == "withdraw"}) == legal), square
+    if legal:
+        ev = step(b, "withdraw", square=square)
+        assert u(b, "A").pos == square and "aoo" not in kinds(ev)
+    else:
+        assert "at most half speed (3 squares)" in why(b, "withdraw", square=square)
+
+
+# The other multi-square movements count their diagonals over the whole walk too: a run (4 x speed 1) and a charge
+# (speed 4) from (0, 0) down the diagonal, difficult terrain doubling a square's cost.
+@pytest.mark.parametrize("action,rows,square,legal", [
+    ("run", floor(8, 8), (3, 3), True),    # 1 + 2 + 1 = 4
+    ("run", floor(8, 8), (4, 4), False),   # + 2
+    ("run", ["........", ".~......", "........", "........"], (2, 2), True),   # 2 + 2
+    ("run", ["........", ".~......", "........", "........"], (3, 3), False),  # 2 + 2 + 1
+    ("charge", floor(8, 8), (4, 4), True),  # to (3, 3): 1 + 2 + 1
+    ("charge", ["........", "........", "..~.....", "........", "........"], (4, 4), False),  # 1 + 4 + 1
+])
+def test_run_and_charge_count_diagonals_over_the_whole_line(action, rows, square, legal):
+    units = [unit("A", "pcs", (0, 0), SWORD, speed=1 if action == "run" else 4)]
+    if action == "charge":
+        units.append(unit("T", "npcs", square, SWORD))
+    else:
+        units.append(unit("T", "npcs", (7, 0), PISTOL))
+    b = make(rows, units)
+    if action == "run":
+        assert (square in {d.square for d in b.legal() if d.action == "run"}) == legal
+    else:
+        assert ("charge" in actions(b)) == legal
+
+
 @pytest.mark.parametrize("heavy,limit", [(False, 24), (True, 18)])
 def test_run_straight_line_4x_or_3x_in_heavy_armor(heavy, limit):
     b = make(floor(30, 3), [unit("A", "pcs", (0, 1), SWORD, heavy_armor=heavy), unit("T", "npcs", (29, 0), PISTOL)])

@@ -75,7 +75,7 @@ static PyObject *T_STR[N_T], *O_STR[N_O], *Q_STR[N_Q];
     X(heavy_armor) X(grabbing) X(group) X(size) X(double) X(pin) X(trip) X(ranged_disarm) X(double_attack)   \
     X(quick_draw) X(trained) X(acrobatics) X(items) X(aimed) X(second_winds) X(winds_used) X(hp) X(max_hp)   \
     X(modes) X(persistent) X(aoo_used) X(metric) X(alternating) X(chebyshev) X(terrain) X(open_doors)        \
-    X(broken) X(_geometry) X(extra) X(ground) X(owner) X(objects) X(disabled) X(update)                      \
+    X(broken) X(_geometry) X(extra) X(ground) X(owner) X(objects) X(disabled)                                 \
     X(saga_legal_map) X(saga_legal_codes) X(saga_sight) X(memo)
 #define DECLARE(n) static PyObject *S_##n;
 NAMES(DECLARE)
@@ -410,15 +410,17 @@ static void sight(const Ctx *c, int a, int b, int *buf, int *los, int *loe) {
 }
 
 /* ---- Grid.reachable: the bucket search of grid.Grid._search / _native.search ------------------------------ */
-/* Squares reachable from s within budget through no enemy square, in the order the search first reaches them
- * (the dict order of Grid.reachable before its no_stop squares are dropped); the count, or -1 on error. The
- * moves are the map's transitions (grid._Geometry.flat_transitions) made on the fly: into passable squares,
- * no diagonal cutting a wall's corner (the map's walls), difficult terrain and low objects double, and under
- * the 'alternating' metric every second diagonal double. A state enters a cost's bucket at most once (only a
- * lower cost pushes it again, into a lower bucket), so each bucket is a bitmap of states read in increasing
- * order: the sorted bucket of the Python search. */
+/* Squares reachable within budget through no enemy square from the seeds (n_seeds pairs of search state
+ * 2 * square + parity and the cost already spent there; a move from s: the one seed 2 * s at 0), in the order the
+ * search first reaches them (the seeds' squares first, in seed order; the dict order of Grid.reachable before its
+ * no_stop squares are dropped, or of movement.seeded_reach); the count, or -1 on error. The moves are the map's
+ * transitions (grid._Geometry.flat_transitions) made on the fly: into passable squares, no diagonal cutting a
+ * wall's corner (the map's walls), difficult terrain and low objects double, and under the 'alternating' metric
+ * every second diagonal double. A state enters a cost's bucket at most once (only a lower cost pushes it again,
+ * into a lower bucket), so each bucket is a bitmap of states read in increasing order: the sorted bucket of the
+ * Python search. */
 #define SEARCH_STACK 1024 /* maps up to this many squares search in stack buffers */
-static int search(const Ctx *c, int s, int budget, int *order) {
+static int search(const Ctx *c, const int *seeds, int n_seeds, int budget, int *order) {
     int size = c->size, changed = c->changed, n_order = 0, cost, i;
     int dmask = c->metric == M_ALTERNATING ? 4 : 0; /* diagonals flip the parity (and pay it) only then */
     size_t words = (2 * (size_t)size + 63) / 64, k;
@@ -429,8 +431,14 @@ static int search(const Ctx *c, int s, int budget, int *order) {
     if (budget > 4 * size)
         budget = 4 * size;
     if (budget <= 0) {
-        order[0] = s;
-        return 1;
+        for (i = 0; i < n_seeds; i++) {
+            int j = seeds[2 * i] >> 1, m;
+            for (m = 0; m < n_order && order[m] != j; m++)
+                ;
+            if (seeds[2 * i + 1] <= budget && m == n_order)
+                order[n_order++] = j;
+        }
+        return n_order;
     }
     seen = size <= SEARCH_STACK ? seen_stack : PyMem_Malloc(3 * (size_t)size * sizeof(int));
     bits = (size_t)budget * words <= sizeof(bits_stack) / sizeof(bits_stack[0])
@@ -450,10 +458,19 @@ static int search(const Ctx *c, int s, int budget, int *order) {
     for (i = 0; i < c->n; i++) /* enemies are never entered: as if already reached at no cost */
         if (!c->recs[i].down && !c->recs[i].same)
             seen[2 * c->recs[i].sq] = seen[2 * c->recs[i].sq + 1] = -1;
-    seen[2 * s] = 0;
-    cost_of[s] = 0;
-    order[n_order++] = s;
-    bits[(2 * s) / 64] |= 1ULL << ((2 * s) % 64);
+    for (i = 0; i < n_seeds; i++) {
+        int state = seeds[2 * i], sc = seeds[2 * i + 1], j = state >> 1;
+        if (sc > budget || seen[state] <= sc)
+            continue;
+        seen[state] = sc;
+        if (sc < cost_of[j]) {
+            if (cost_of[j] == BIG)
+                order[n_order++] = j;
+            cost_of[j] = sc;
+        }
+        if (sc < budget)
+            bits[(size_t)sc * words + state / 64] |= 1ULL << (state % 64);
+    }
     for (cost = 0; cost < budget; cost++) { /* states at the full budget cannot move on: no bucket */
         unsigned long long *bucket = bits + (size_t)cost * words;
         for (k = 0; k < words; k++) {
@@ -954,89 +971,34 @@ static int can_charge(const Ctx *c, const Rec *t, int speed, int reach, int *buf
     return 0;
 }
 
-/* the withdraw decisions: SagaRuleset._withdraw_squares, a Python set (its order is the set's), built the
- * same way (first steps added one by one, each step's reachable squares as a dict through set.update) */
+/* the withdraw decisions: SagaRuleset._withdraw_squares, one search of half speed seeded with the first squares
+ * (_withdraw_firsts, in Grid.within order, movement.seeds_after) in the order it reaches them, allies' squares and
+ * the actor's own left out */
 static int add_withdraws(Ctx *c, int speed, int *threat, long *treach, int *order) {
-    int half = (int)floordiv2(speed), ends[9], n_ends, e, rc = 0;
-    PyObject *set = PySet_New(NULL), *it = NULL, *v;
-    if (!set)
-        return -1;
+    int half = (int)floordiv2(speed), ends[9], seeds[18], n_seeds = 0, n_ends, e, n, k, rc;
     n_ends = within(c, c->ax, c->ay, 1, ends);
     for (e = 0; e < n_ends; e++) {
-        int i = ends[e], x = i % c->w, y = i / c->w, cost = ENTER[c->kind[i]], n, k;
-        PyObject *d;
+        int i = ends[e], x = i % c->w, y = i / c->w, cost = ENTER[c->kind[i]], diagonal = x != c->ax && y != c->ay;
         int near;
         if (c->enemy_sq[i] || !PASSABLE[c->kind[i]] || cost > half)
             continue;
         if ((rc = threatened(c, threat, treach, i, &near)))
-            goto done;
+            return rc;
         if (near)
             continue;
-        if (x != c->ax && y != c->ay
-            && (c->kind[c->ay * c->w + x] == K_WALL || c->kind[y * c->w + c->ax] == K_WALL))
+        if (diagonal && (c->kind[c->ay * c->w + x] == K_WALL || c->kind[y * c->w + c->ax] == K_WALL))
             continue;
-        if (!c->ally_sq[i]) { /* allies by id here (_ally_squares): the same, as the actor is units[a.id] */
-            PyObject *key = PyLong_FromLong(i);
-            if (!key || PySet_Add(set, key) < 0) {
-                Py_XDECREF(key);
-                rc = -1;
-                goto done;
-            }
-            Py_DECREF(key);
-        }
-        if ((n = search(c, i, half - cost, order)) < 0) {
-            rc = -1;
-            goto done;
-        }
-        if (!(d = PyDict_New())) {
-            rc = -1;
-            goto done;
-        }
-        for (k = 0; k < n; k++) {
-            PyObject *key;
-            if (c->ally_sq[order[k]])
-                continue;
-            if (!(key = PyLong_FromLong(order[k])) || PyDict_SetItem(d, key, Py_None) < 0) {
-                Py_XDECREF(key);
-                Py_DECREF(d);
-                rc = -1;
-                goto done;
-            }
-            Py_DECREF(key);
-        }
-        v = PyObject_CallMethodOneArg(set, S_update, d);
-        Py_DECREF(d);
-        if (!v) {
-            rc = -1;
-            goto done;
-        }
-        Py_DECREF(v);
+        seeds[2 * n_seeds] = 2 * i + (diagonal && c->metric == M_ALTERNATING);
+        seeds[2 * n_seeds++ + 1] = cost;
     }
-    {
-        PyObject *key = PyLong_FromLong(c->here);
-        if (!key || PySet_Discard(set, key) < 0) {
-            Py_XDECREF(key);
-            rc = -1;
-            goto done;
-        }
-        Py_DECREF(key);
-    }
-    if (!(it = PyObject_GetIter(set))) {
-        rc = -1;
-        goto done;
-    }
-    while ((v = PyIter_Next(it))) {
-        long i = PyLong_AsLong(v);
-        Py_DECREF(v);
-        if ((rc = add_square(c, Q_WITHDRAW, (int)i)))
-            goto done;
-    }
-    if (PyErr_Occurred())
-        rc = -1;
-done:
-    Py_XDECREF(it);
-    Py_DECREF(set);
-    return rc;
+    if (!n_seeds)
+        return 0;
+    if ((n = search(c, seeds, n_seeds, half, order)) < 0)
+        return -1;
+    for (k = 0; k < n; k++) /* allies by id here (_ally_squares): the same, as the actor is units[a.id] */
+        if (order[k] != c->here && !c->ally_sq[order[k]] && (rc = add_square(c, Q_WITHDRAW, order[k])))
+            return rc;
+    return 0;
 }
 
 /* combat.size_steps(a, b) through SIZE_ORDER.index */
@@ -1207,7 +1169,7 @@ static int clear_shot(Ctx *c, const Rec *e) {
 
 /* move (the squares of Grid.reachable but allies' and its own, in its order), then withdraw when threatened */
 static int add_moves(Ctx *c) {
-    int n = search(c, c->here, c->speed, c->order), k, rc, threatened_here;
+    int seed[2] = {2 * c->here, 0}, n = search(c, seed, 1, c->speed, c->order), k, rc, threatened_here;
     if (n < 0)
         return -1;
     for (k = 0; k < n; k++)

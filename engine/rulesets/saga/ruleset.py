@@ -17,6 +17,7 @@ from engine.core.state import Encounter
 from engine.core.units import Unit
 
 from . import combat as C
+from . import movement as M
 from . import narration as N
 from . import observe as O
 from . import stats as S
@@ -1041,23 +1042,12 @@ class SagaRuleset(Ruleset):
 
     def _r_withdraw(self, enc, a, d, dice, react):
         g = enc.grid
-        half = C.speed(a) // 2
-        threats = self._threats(enc, a)
-        blocked = self._enemy_squares(enc, a)
-        best = None
-        for first, c in self._withdraw_firsts(enc, a):
-            if first == g.index(*d.square):
-                rest = []
-            else:
-                rest = g.path(g.xy(first), d.square, half - c, blocked, threats)
-                if rest is None:
-                    continue
-            if best is None or len(rest) < len(best[1]):
-                best = (first, rest)
-        first, rest = best
-        ev = self._walk(enc, a, [g.xy(first)], dice, react, how="withdraws", safe=True)
-        if rest and not a.down:
-            ev += self._walk(enc, a, rest, dice, react, how="moves on")
+        firsts = self._withdraw_firsts(enc, a)
+        path = M.seeded_path(g, M.seeds_after(g, a.pos, firsts), g.index(*d.square), C.speed(a) // 2,
+                             self._enemy_squares(enc, a), self._threats(enc, a))
+        ev = self._walk(enc, a, path[:1], dice, react, how="withdraws", safe=True)
+        if len(path) > 1 and not a.down:
+            ev += self._walk(enc, a, path[1:], dice, react, how="moves on")
         return ev
 
     def _r_run(self, enc, a, d, dice, react):
@@ -1338,13 +1328,15 @@ class SagaRuleset(Ruleset):
 
     def _withdraw_firsts(self, enc: Encounter, a: Unit) -> list[tuple[int, int]]:
         g = enc.grid
+        """(square index, cost) of each square a withdrawal's first step may enter: adjacent, open, out of every
+        threatened area, no wall's corner cut, its cost (difficult terrain double) within half speed."""
         half = C.speed(a) // 2
         threats = self._threats(enc, a)
         blocked = set(self._enemy_squares(enc, a))
         out = []
         for sq in g.within(a.pos, 1):
             i = g.index(*sq)
-            c = g.enter_cost(i) * (1 if g.metric != "alternating" else 1)
+            c = g.enter_cost(i)
             if i in blocked or not g.passable(i) or threats.get(i) or c > half:
                 continue
             if sq[0] != a.pos[0] and sq[1] != a.pos[1]:
@@ -1354,18 +1346,16 @@ class SagaRuleset(Ruleset):
             out.append((i, c))
         return out
 
-    def _withdraw_squares(self, enc: Encounter, a: Unit) -> set[int]:
+    def _withdraw_squares(self, enc: Encounter, a: Unit) -> list[int]:
+        """Where a withdrawal can end: one move of at most half speed through one of `_withdraw_firsts` (its
+        diagonals counted from the first step on), in the order the search reaches them, allies' squares and a's
+        own left out."""
         g = enc.grid
-        half = C.speed(a) // 2
-        blocked = self._enemy_squares(enc, a)
+        seeds = M.seeds_after(g, a.pos, self._withdraw_firsts(enc, a))
+        reach = M.seeded_reach(g, seeds, C.speed(a) // 2, self._enemy_squares(enc, a))
         allies = set(self._ally_squares(enc, a))
-        out: set[int] = set()
-        for first, c in self._withdraw_firsts(enc, a):
-            if first not in allies:
-                out.add(first)
-            out.update(g.reachable(g.xy(first), half - c, blocked, allies))
-        out.discard(g.index(*a.pos))
-        return out
+        here = g.index(*a.pos)
+        return [i for i in reach if i != here and i not in allies]
 
     def _run_limit(self, a: Unit) -> int:
         return C.speed(a) * (3 if a.stats["heavy_armor"] else 4)
