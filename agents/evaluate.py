@@ -33,9 +33,10 @@ from engine.core.state import Encounter
 from engine.rulesets import get_ruleset
 
 from .forked import forked_map
-from .policies import load_policy
+from .policies import load_policy, refuse_unfit
 
 EncounterSource = Callable[[int], Encounter]
+DEFAULT_ROUND_LIMIT = 20  # rounds before a draw in `tactician eval` and `publish`, for every player (the engine's)
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -50,8 +51,10 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def encounter_source(ruleset: Ruleset, encounters: list[str | Path] | None = None,
-                     generator: dict[str, Any] | None = None, round_limit: int | None = 20) -> EncounterSource:
-    """seed -> a fresh Encounter: the files in turn, or a random encounter generated from the seed."""
+                     generator: dict[str, Any] | None = None,
+                     round_limit: int | None = DEFAULT_ROUND_LIMIT) -> EncounterSource:
+    """seed -> a fresh Encounter: the files in turn, or a random encounter generated from the seed; every one with
+    `round_limit` rounds before a draw (None: each encounter's own)."""
     files = [load_encounter(p, ruleset) for p in encounters or []]
     gen = dict(generator or {})
 
@@ -67,15 +70,15 @@ def encounter_source(ruleset: Ruleset, encounters: list[str | Path] | None = Non
     return make
 
 
-def source_for(policy: Policy, ruleset: Ruleset, encounters: list[Path] | None = None) -> EncounterSource:
-    """Encounters to evaluate on: the given files, else those a trained model was trained on (its meta),
-    else random encounters with the generator's defaults."""
+def source_for(policy: Policy, ruleset: Ruleset, encounters: list[Path] | None = None,
+               round_limit: int = DEFAULT_ROUND_LIMIT) -> EncounterSource:
+    """Encounters to evaluate on: the given files, else those a trained model was trained on (its meta's files or
+    generator), else random encounters with the generator's defaults; all with `round_limit` rounds, whoever
+    plays them."""
     gen: dict[str, Any] = {}
-    round_limit = 20
     te = (getattr(policy, "meta", None) or {}).get("train_env") or {}
     if te:
         gen = {k: (tuple(v) if k == "sizes" else v) for k, v in (te.get("generator") or {}).items()}
-        round_limit = te.get("round_limit") or 20
         if not encounters and te.get("encounters"):
             encounters = [Path(p) for p in te["encounters"] if Path(p).exists()]
     return encounter_source(ruleset, encounters, gen, round_limit)
@@ -111,7 +114,10 @@ def _in_cover(enc: Encounter, unit) -> bool:
 
 def play_episode(ruleset: Ruleset, enc: Encounter, learner: Policy, opponent: Policy, side: str, seed: int,
                  narrate: bool = False) -> EpisodeStats:
-    """One battle; `learner` plays `side`, `opponent` every other side. Dice and policies seeded by `seed`."""
+    """One battle; `learner` plays `side`, `opponent` every other side. Dice and policies seeded by `seed`. A model
+    that cannot see the encounter (`refuse_unfit`) raises InputError."""
+    refuse_unfit(learner, enc)
+    refuse_unfit(opponent, enc)
     b = Battle(enc, ruleset, SeededDice(seed))
     learner.reset(seed)
     opponent.reset(seed + 1)
@@ -266,5 +272,5 @@ def opponent_policy(spec: str, ruleset: Ruleset, seed: int = 0) -> Policy:
     return load_policy(spec, ruleset, seed=seed)
 
 
-__all__ = ["wilson", "encounter_source", "play_episode", "summarise", "evaluate",
+__all__ = ["wilson", "DEFAULT_ROUND_LIMIT", "encounter_source", "play_episode", "summarise", "evaluate",
            "opponent_policy", "END_TURN"]

@@ -17,6 +17,7 @@ from engine.core.decision import Decision
 from engine.core.errors import InputError
 from engine.core.policy import Policy
 from engine.core.ruleset import Ruleset
+from engine.core.state import Encounter
 from engine.policies import rule_policy
 from engine.rulesets import get_ruleset
 from envs import env_id
@@ -99,15 +100,17 @@ class MaskablePolicy(Policy):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
 
-    def fits(self, battle: Battle) -> str | None:
-        """Why this model cannot play the battle's encounter (map too big, too many units), or None."""
-        g = battle.enc.grid
+    def why_unfit(self, enc: Encounter) -> str | None:
+        """Why this model cannot see `enc` (a map larger than its encoding's, more units a side than its slots), or
+        None: its observation and actions would leave those squares and units out."""
+        g = enc.grid
         w, h = self.meta["map_size"]
         if g.width > w or g.height > h:
-            return f"the map is {g.width}x{g.height}; the model takes up to {w}x{h}"
-        for side in battle.enc.sides():
-            if sum(u.side == side for u in battle.enc.units) > self.max_per_side:
-                return f"side {side} has more than {self.max_per_side} units"
+            return f"the map is {g.width}x{g.height}; the model takes maps up to {w}x{h}"
+        for side in enc.sides():
+            n = sum(u.side == side for u in enc.units)
+            if n > self.max_per_side:
+                return f"side {side} has {n} units; the model takes up to {self.max_per_side} a side"
         return None
 
     def probabilities(self, battle: Battle) -> tuple[np.ndarray, np.ndarray]:
@@ -226,6 +229,17 @@ class ModelPolicy(MaskablePolicy):
         self._obs = np.zeros(self.encoder.size, dtype=np.float32)
         self._layers = []  # the live model keeps training: always read its current weights through torch
         self._prior = None
+
+
+def refuse_unfit(policy: Policy, enc: Encounter) -> None:
+    """Raise InputError (naming the model) when `policy` is a model whose encoding is smaller than `enc` (its map,
+    its units a side), as TacticsEnv refuses such an encounter; rule policies play any encounter."""
+    if isinstance(policy, MaskablePolicy):
+        why = policy.why_unfit(enc)
+        if why is not None:
+            raise InputError(f"the model cannot see encounter '{enc.name}': {why}", policy.name,
+                             "use a model trained with a large enough env.map_size and env.max_per_side, or a rule "
+                             "policy (heuristic)")
 
 
 def _numpy_layers(policy) -> list[tuple[str, np.ndarray | None, np.ndarray | None]] | None:

@@ -6,19 +6,23 @@ from engine.core.policy import Policy, RandomPolicy
 from engine.core.ruleset import Ruleset
 
 
-def resolve_policy(spec: str, ruleset: Ruleset, seed: int | None = 0, warn=None) -> Policy:
+def resolve_policy(spec: str, ruleset: Ruleset, seed: int | None = 0, warn=None, enc=None) -> Policy:
     """`random`, `heuristic`, a checkpoint path or `zoo:<ruleset>` -> a Policy.
 
-    Uses `agents.policies.load_policy`; bad specs raise InputError. If the heuristic is not installed
-    in this tree yet, random play stands in for it and `warn` is told so.
+    Uses `agents.policies.load_policy`; bad specs raise InputError, and so does a model that cannot see the
+    encounter `enc` when one is given (a larger map, more units a side than its encoding). If the heuristic is not
+    installed in this tree yet, random play stands in for it and `warn` is told so.
     """
     try:
-        from agents.policies import load_policy
+        from agents.policies import load_policy, refuse_unfit
     except ImportError:  # the Gymnasium side is missing: rule policies still work
         load_policy = None
     try:
         if load_policy is not None:
-            return load_policy(spec, ruleset, seed)
+            policy = load_policy(spec, ruleset, seed)
+            if enc is not None:
+                refuse_unfit(policy, enc)
+            return policy
         from engine.policies import rule_policy
         return rule_policy(spec, seed)
     except ModuleNotFoundError as e:

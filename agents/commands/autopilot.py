@@ -42,8 +42,8 @@ def register(app: typer.Typer) -> None:
             rs = get_ruleset(enc.ruleset)
             if round_limit:
                 enc.round_limit = round_limit
-            npc_policy = resolve_policy(npcs, rs, seed, warn)
-            pc_policy = None if pcs == "gm" else resolve_policy(pcs, rs, seed + 1, warn)
+            npc_policy = resolve_policy(npcs, rs, seed, warn, enc)
+            pc_policy = None if pcs == "gm" else resolve_policy(pcs, rs, seed + 1, warn, enc)
         except InputError as e:
             typer.echo(f"error: {e}", err=True)
             raise typer.Exit(2)

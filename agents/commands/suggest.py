@@ -61,7 +61,7 @@ def register(app: typer.Typer) -> None:
 
         try:
             enc, rs = read_state(state, seed)
-            pol = resolve_policy(policy, rs, seed, warn=lambda m: typer.echo(m, err=True))
+            pol = resolve_policy(policy, rs, seed, warn=lambda m: typer.echo(m, err=True), enc=enc)
             plan = plan_turn(enc, rs, Chooser(pol, "deadly", seed), seed=seed, explain=explain, policy=policy)
         except InputError as e:
             typer.echo(f"error: {e}", err=True)
