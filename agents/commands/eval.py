@@ -1,4 +1,15 @@
-"""`tactician eval POLICY --ruleset R [--vs random|heuristic|POLICY] [--episodes N] [--seed S] [--json]`."""
+"""`tactician eval POLICY [--ruleset R] [--vs random|heuristic|POLICY ...] [--episodes N] [--seed S]
+[--round-limit N] [--json]`.
+
+`--json` prints one object of the same shape whatever the number of opponents (`FORMAT` 1):
+
+    {"format": 1, "policy": "zoo:saga", "ruleset": "saga", "seed": 0, "episodes": 200, "round_limit": 20,
+     "encounters": ["configs/encounters/saga/cantina_ambush.yaml"] or null (random ones),
+     "results": [{"opponent": "random", "episodes": 200, "win_rate": ..., "win_rate_ci95": [lo, hi], ...,
+                  "by_seat": {...}, "by_size": {...}, "tactics": {...}}, ...]}
+
+one entry of `results` per `--vs`, in the order given, each the summary of `agents.evaluate.summarise`.
+"""
 from __future__ import annotations
 
 import json
@@ -7,25 +18,56 @@ from typing import Optional
 
 import typer
 
+FORMAT = 1
+
+
+def model_ruleset(spec: str) -> str | None:
+    """The ruleset a POLICY is bound to: zoo:<ruleset>'s, or the one a model file's .meta.json records; None for
+    the rule policies (they play any ruleset) or a spec that names no model."""
+    from agents.policies import meta_path
+
+    if spec.startswith("zoo:"):
+        return spec[4:] or None
+    meta = meta_path(spec)
+    if spec.endswith(".zip") and meta.exists():
+        try:
+            return json.loads(meta.read_text()).get("ruleset")
+        except (OSError, ValueError):
+            return None  # load_policy reports the broken file
+    return None
+
 
 def register(app: typer.Typer) -> None:
     @app.command("eval")
     def eval_(policy: str = typer.Argument(..., help="random, heuristic, zoo:<ruleset> or a model .zip"),
-              ruleset: str = typer.Option("saga", "--ruleset", help="ruleset id"),
+              ruleset: Optional[str] = typer.Option(None, "--ruleset",
+                                                    help="ruleset id; needed only when no model is named (a model "
+                                                         "brings its own: zoo:<ruleset>, a .zip's meta)"),
               vs: list[str] = typer.Option(["random", "heuristic"], "--vs",
                                            help="opponent: random, heuristic or a POLICY (repeatable)"),
               episodes: int = typer.Option(200, "--episodes", min=2, help="episodes per opponent (both seats)"),
               seed: int = typer.Option(0, "--seed", help="first encounter seed"),
+              round_limit: Optional[int] = typer.Option(
+                  None, "--round-limit", min=1, help="rounds before a draw, the same for every player and encounter "
+                                                     "(default 20, the engine's; a model's training limit is not used)"),
               encounter: list[Path] = typer.Option([], "--encounter",
                                                    help="encounter file(s) instead of random encounters"),
               workers: int = typer.Option(1, "--workers", min=1,
                                           help="processes playing the episodes (same results; 2 on 2 cores)"),
-              as_json: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
-        """Win / draw / loss with 95% Wilson intervals, rounds and damage traded, on fixed seeds, both seats."""
+              as_json: bool = typer.Option(False, "--json", help="print one JSON object (format 1: "
+                                                                "{format, policy, ruleset, seed, episodes, "
+                                                                "round_limit, encounters, results: [{opponent, "
+                                                                "...}]})")) -> None:
+        """Win / draw / loss with 95% Wilson intervals, rounds and damage traded, on fixed seeds, both seats.
+
+        The encounters are the --encounter files, else those a model POLICY was trained on, else random ones; every
+        match is played with the same round limit. A model that cannot see an encounter (a larger map, more units a
+        side than its encoding) is refused."""
         from rich.console import Console
         from rich.table import Table
 
-        from agents.evaluate import evaluate, source_for
+        from agents.evaluate import DEFAULT_ROUND_LIMIT, evaluate, source_for
+        from agents.forked import WorkerDied
         from agents.policies import load_policy
         from engine.core.errors import InputError
         from engine.rulesets import available, get_ruleset
@@ -33,40 +75,45 @@ def register(app: typer.Typer) -> None:
         console = Console(stderr=as_json)
         if not console.is_terminal:
             console.width = max(console.width, 110)
+
+        def fail(message: str, code: int = 2):
+            console.print(f"[red]{message}[/red]", highlight=False)
+            raise typer.Exit(code)
+
+        bound = {rid for rid in map(model_ruleset, [policy, *vs]) if rid}
+        if ruleset is None:
+            if len(bound) != 1:
+                fail(f"give --ruleset (one of {', '.join(sorted(available()))}): "
+                     + ("no model among the policies names one" if not bound else
+                        f"the models play different rulesets ({', '.join(sorted(bound))})"))
+            ruleset = bound.pop()
         if ruleset not in available():
-            console.print(f"[red]unknown ruleset '{ruleset}'; available: {', '.join(sorted(available()))}[/red]")
-            raise typer.Exit(2)
+            fail(f"unknown ruleset '{ruleset}'; available: {', '.join(sorted(available()))}")
         rs = get_ruleset(ruleset)
+        limit = round_limit or DEFAULT_ROUND_LIMIT
         try:
             learner = load_policy(policy, rs, seed=seed)
             opponents = {v: load_policy(v, rs, seed=seed + 1) for v in vs}
+            source = source_for(learner, rs, encounter, limit)
         except (InputError, ImportError, KeyError) as e:
-            console.print(f"[red]{e}[/red]", highlight=False)
-            raise typer.Exit(2)
-        try:
-            source = source_for(learner, rs, encounter)
-        except InputError as e:
-            console.print(f"[red]{e}[/red]", highlight=False)
-            raise typer.Exit(2)
-        from agents.forked import WorkerDied
-
+            fail(str(e))
         results = {}
         for name, opp in opponents.items():
             try:
                 summary, _ = evaluate(learner, opp, rs, episodes, seed, source, workers=workers)
             except WorkerDied as e:
-                console.print(f"[red]{e}[/red]", highlight=False)
-                raise typer.Exit(1)
+                fail(str(e), 1)
+            except InputError as e:  # a model that cannot see an encounter
+                fail(str(e))
             results[name] = summary
         if as_json:
-            first = results[vs[0]]
-            out = {"policy": policy, "ruleset": ruleset, "vs": vs[0], "seed": seed,
-                   **{k: v for k, v in first.items()}}
-            if len(vs) > 1:
-                out["by_opponent"] = results
+            out = {"format": FORMAT, "policy": policy, "ruleset": ruleset, "seed": seed, "episodes": episodes,
+                   "round_limit": limit, "encounters": [str(p) for p in encounter] or None,
+                   "results": [{"opponent": name, **s} for name, s in results.items()]}
             print(json.dumps(out, indent=2))
             return
-        t = Table(title=f"{policy} on {ruleset}: {episodes} episodes per opponent, seeds from {seed}, both seats",
+        t = Table(title=f"{policy} on {ruleset}: {episodes} episodes per opponent, seeds from {seed}, both seats, "
+                        f"{limit} rounds",
                   caption="win / draw / loss: rate [95% Wilson interval, %]; dealt / taken: damage per battle; "
                           "lost: own units down per battle")
         for col in ("vs", "win", "draw", "loss", "rounds", "dealt", "taken", "lost"):

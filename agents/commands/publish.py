@@ -28,6 +28,8 @@ def register(app: typer.Typer) -> None:
                                              help="evaluation episodes per opponent (2,000: intervals of about "
                                                   "+-2 points)"),
                 seed: int = typer.Option(0, "--seed", help="first evaluation seed"),
+                round_limit: int = typer.Option(20, "--round-limit", min=1,
+                                                help="rounds before a draw in the evaluation (as `tactician eval`'s)"),
                 workers: int = typer.Option(2, "--workers", min=1,
                                             help="processes playing the evaluation (same results; 2 on 2 cores)"),
                 zoo: Path = typer.Option(None, "--zoo", help="zoo folder (default: agents/zoo)")) -> None:
@@ -46,7 +48,7 @@ def register(app: typer.Typer) -> None:
         results = {}
         for name in ("random", "heuristic"):
             summary, _ = evaluate(policy, load_policy(name, rs, seed=seed + 1), rs, episodes, seed,
-                                  source_for(policy, rs), workers=workers)
+                                  source_for(policy, rs, round_limit=round_limit), workers=workers)
             results[f"vs_{name}"] = {k: summary[k] for k in ("episodes", "win_rate", "win_rate_ci95", "draw_rate",
                                                              "loss_rate", "mean_rounds", "by_size") if k in summary}
         dest = (zoo or ZOO) / rs.id
@@ -63,9 +65,9 @@ def register(app: typer.Typer) -> None:
             "wall_time_s": meta.get("wall_time_s", result.get("wall_time_s") if model == "model.zip" else None),
             "commit": commit, "published": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "model_bytes": (dest / "model.zip").stat().st_size,
-            "eval": {"command": f"tactician eval zoo:{rs.id} --ruleset {rs.id} --episodes {episodes} --seed {seed} "
-                                f"--workers 2",
-                     "encounters": meta.get("train_env"), **results},
+            "eval": {"command": f"tactician eval zoo:{rs.id} --episodes {episodes} --seed {seed} "
+                                f"--round-limit {round_limit} --workers 2",
+                     "encounters": meta.get("train_env"), "round_limit": round_limit, **results},
             "config": yaml.safe_load((run_dir / "config.yaml").read_text()),
         }
         (dest / "card.yaml").write_text(yaml.safe_dump(card, sort_keys=False))

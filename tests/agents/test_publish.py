@@ -26,6 +26,7 @@ def test_publish_copies_the_model_and_writes_the_card(tmp_path):
         lo, hi = v["win_rate_ci95"]
         assert lo <= v["win_rate"] <= hi
         assert sum(part["episodes"] for part in v["by_size"].values()) == 4
+    assert card["eval"]["round_limit"] == 20 and "--round-limit 20" in card["eval"]["command"]  # eval's default
     assert isinstance(MaskablePolicy(dest / "model.zip"), MaskablePolicy)
 
 
@@ -39,7 +40,7 @@ def test_a_published_checkpoint_leaves_its_optimizer_state_behind(tmp_path):
     result = run(cfg, root=tmp_path / "runs")
     ckpt = "checkpoints/step_768.zip"  # mid-run: the card names its own step count, not the run's
     out = CliRunner().invoke(app, ["publish", result["run_dir"], "--model", ckpt, "--episodes", "2",
-                                   "--zoo", str(tmp_path / "zoo")])
+                                   "--zoo", str(tmp_path / "zoo"), "--round-limit", "2"])
     assert out.exit_code == 0, out.output
     src = MaskablePPO.load(f"{result['run_dir']}/{ckpt}", device="cpu")
     got = MaskablePPO.load(str(tmp_path / "zoo" / "saga" / "model.zip"), device="cpu")
@@ -51,6 +52,8 @@ def test_a_published_checkpoint_leaves_its_optimizer_state_behind(tmp_path):
         result["run_dir"], ckpt).stat().st_size
     card = yaml.safe_load((tmp_path / "zoo" / "saga" / "card.yaml").read_text())
     assert result["steps"] == 1024 and card["steps"] == 768
+    assert card["eval"]["round_limit"] == 2 and "--round-limit 2 " in card["eval"]["command"]
+    assert all(card["eval"][k]["mean_rounds"] <= 2 for k in ("vs_random", "vs_heuristic"))
 
 
 def test_publish_refuses_a_folder_without_a_model(tmp_path):

@@ -1,6 +1,7 @@
 """Masked evaluation: Wilson intervals, both seats, metrics from events, illegal decisions counted."""
 import math
 import re
+from pathlib import Path
 
 import pytest
 
@@ -108,21 +109,109 @@ def test_eval_command_json_and_table():
     out = CliRunner().invoke(app, ["eval", "random", "--ruleset", "saga", "--vs", "random", "--episodes", "4", "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
-    assert data["episodes"] == 4 and data["vs"] == "random"
-    lo, hi = data["win_rate_ci95"]
-    assert 0 <= lo <= data["win_rate"] <= hi <= 1
-    assert data["mean_rounds"] > 0
+    first = data["results"][0]
+    assert first["episodes"] == 4 and first["opponent"] == "random"
+    lo, hi = first["win_rate_ci95"]
+    assert 0 <= lo <= first["win_rate"] <= hi <= 1
+    assert first["mean_rounds"] > 0
     par = CliRunner().invoke(app, ["eval", "random", "--ruleset", "saga", "--vs", "random", "--episodes", "4",
                                    "--json", "--workers", "2"])
     assert par.exit_code == 0 and json.loads(par.stdout) == data
-    table = CliRunner().invoke(app, ["eval", "random", "--vs", "random", "--episodes", "2"])
-    assert table.exit_code == 0 and "win" in table.output
-    sized = ["eval", "random", "--vs", "random", "--episodes", "16"]
-    by_size = json.loads(CliRunner().invoke(app, sized + ["--json"]).stdout)["by_size"]
+    table = CliRunner().invoke(app, ["eval", "random", "--ruleset", "saga", "--vs", "random", "--episodes", "2"])
+    assert table.exit_code == 0 and "win" in table.output and "20 rounds" in table.output
+    sized = ["eval", "random", "--ruleset", "saga", "--vs", "random", "--episodes", "16"]
+    by_size = json.loads(CliRunner().invoke(app, sized + ["--json"]).stdout)["results"][0]["by_size"]
     line = next(x for x in CliRunner().invoke(app, sized).output.splitlines() if "win rate by size" in x)
     assert len(by_size) > 1 and re.findall(r"\b(\dv\d) ", line) == list(by_size)
-    bad = CliRunner().invoke(app, ["eval", "nowhere.zip", "--episodes", "2"])
+    bad = CliRunner().invoke(app, ["eval", "nowhere.zip", "--ruleset", "saga", "--episodes", "2"])
     assert bad.exit_code == 2 and "nowhere.zip" in bad.output
+
+
+def test_eval_json_has_one_shape_whatever_the_number_of_opponents():
+    """`--json` is {format, policy, ruleset, seed, episodes, round_limit, encounters, results: [{opponent, ...}]}
+    with one or several --vs; each result is the summary of that opponent alone."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from agents.cli import app
+    base = ["eval", "random", "--ruleset", "saga", "--episodes", "4", "--json"]
+    one = json.loads(CliRunner().invoke(app, base + ["--vs", "heuristic"]).stdout)
+    two = json.loads(CliRunner().invoke(app, base + ["--vs", "heuristic", "--vs", "random"]).stdout)
+    keys = ["format", "policy", "ruleset", "seed", "episodes", "round_limit", "encounters", "results"]
+    assert list(one) == keys and list(two) == keys
+    assert one["format"] == two["format"] == 1 and one["round_limit"] == 20 and one["encounters"] is None
+    assert [r["opponent"] for r in one["results"]] == ["heuristic"]
+    assert [r["opponent"] for r in two["results"]] == ["heuristic", "random"]
+    assert two["results"][0] == one["results"][0]  # the same seeds: the same figures against the heuristic
+    assert set(two["results"][1]) == set(one["results"][0])
+    files = json.loads(CliRunner().invoke(app, base + ["--vs", "random", "--encounter",
+                                                       "configs/encounters/saga/cantina_ambush.yaml"]).stdout)
+    assert files["encounters"] == ["configs/encounters/saga/cantina_ambush.yaml"]
+
+
+def test_the_readme_shows_the_eval_json_shape():
+    """README's eval paragraph holds a (trimmed) `--json` output: valid JSON with every top-level key of the real
+    output, in order, and results whose keys are the real results' keys."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from agents.cli import app
+    text = Path("README.md").read_text()
+    start = text.index("```json\n", text.index("`--json` prints one object of this shape")) + len("```json\n")
+    shown = json.loads(text[start:text.index("```", start)])
+    real = json.loads(CliRunner().invoke(app, ["eval", "random", "--ruleset", "saga", "--episodes", "2",
+                                               "--json"]).stdout)
+    assert list(shown) == list(real) and shown["format"] == real["format"]
+    assert [r["opponent"] for r in shown["results"]] == [r["opponent"] for r in real["results"]]
+    for got in shown["results"]:
+        assert set(got) <= set(real["results"][0]) and list(got)[0] == "opponent"
+        assert set(got["by_seat"]) == set(real["results"][0]["by_seat"])
+
+
+def test_one_round_limit_for_every_player():
+    """The round limit comes from the evaluation, not from who plays: a model trained at 8 rounds and a rule policy
+    meet their encounters at the same limit (20 by default, `--round-limit` otherwise), encounter files too."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from agents.cli import app
+    from agents.evaluate import source_for
+
+    class Trained(RandomPolicy):
+        meta = {"train_env": {"encounters": [], "generator": {"width": 10, "height": 10, "sizes": [1, 2]},
+                              "round_limit": 8}}
+
+    rs = get_ruleset("saga")
+    canyon = [Path("configs/encounters/saga/canyon_beast.yaml")]  # its own round_limit is 15
+    for pol in (Trained(0), RandomPolicy(0)):
+        assert source_for(pol, rs)(3).round_limit == 20
+        assert source_for(pol, rs, round_limit=5)(3).round_limit == 5
+        assert source_for(pol, rs, canyon)(3).round_limit == 20
+    assert source_for(Trained(0), rs)(3).grid.width == 10  # the model's training encounters, still
+    out = CliRunner().invoke(app, ["eval", "random", "--ruleset", "saga", "--vs", "random", "--episodes", "6",
+                                   "--round-limit", "2", "--json"])
+    data = json.loads(out.stdout)
+    assert data["round_limit"] == 2 and 0 < data["results"][0]["mean_rounds"] <= 2
+    table = CliRunner().invoke(app, ["eval", "random", "--ruleset", "saga", "--vs", "random", "--episodes", "2",
+                                     "--round-limit", "3"])
+    assert "3 rounds" in table.output
+
+
+def test_eval_takes_the_ruleset_from_a_model_and_asks_for_it_otherwise(tmp_path):
+    from typer.testing import CliRunner
+
+    from agents.cli import app
+    from agents.commands.eval import model_ruleset
+    from engine.rulesets import available
+
+    assert model_ruleset("zoo:saga") == "saga" and model_ruleset("heuristic") is None
+    assert model_ruleset(str(tmp_path / "none.zip")) is None
+    out = CliRunner().invoke(app, ["eval", "random", "--vs", "random", "--episodes", "2"])
+    assert out.exit_code == 2 and "give --ruleset" in out.output
+    assert all(rid in out.output for rid in available())
 
 
 def test_eval_command_reports_a_dead_worker_without_a_traceback(monkeypatch):
