@@ -92,11 +92,11 @@ def log_evaluation(logger, result: dict[str, Any], step: int, sample_battle: boo
         text = [f"Learner plays **{sample.side}** — {outcome} after {sample.rounds} rounds.", ""]
         text += ["    " + line for line in sample.narration]
         try:
-            from .render import map_image, map_text
+            from .render import map_picture, map_text
             final = sample.final
             text += ["", "The final map (also drawn as the picture eval/final_map):", ""]
             text += ["    " + line for line in map_text(final, get_ruleset(final.ruleset)).splitlines()]
-            logger.record("eval/final_map", Image(map_image(final), "HWC"), exclude=NOT_SCALAR)
+            logger.record("eval/final_map", Image(map_picture(final), "HWC"), exclude=NOT_SCALAR)
         except Exception:  # noqa: BLE001 - the map is optional; never stop training for it
             pass
         logger.record("eval/sample_battle", "\n".join(text), exclude=NOT_SCALAR)

@@ -22,6 +22,7 @@ from engine.rulesets import available, get_ruleset
 
 from .codec import ActionCodec
 from .observation import ObservationEncoder
+from .render import map_picture, markers, picture_shape
 
 ENCODING_VERSION = 0
 DEFAULT_REWARDS = {"win": 1.0, "loss": -1.0, "draw": 0.0, "damage_dealt": 0.5, "damage_taken": 0.5,
@@ -67,9 +68,16 @@ class TacticsEnv(gym.Env):
     Encounter objects; otherwise random ones from `generator` kwargs of `engine.core.generate.random_encounter`),
     `learner_side` (a side or "random"), `opponent` ("random", "heuristic", a Policy, or a callable returning one),
     `max_per_side`, `map_size`, `rewards`, `prior` ("heuristic": the observation ends with the heuristic's score of every action, `envs/prior.py`).
+
+    ## Rendering
+    `render_mode="rgb_array"`: `render()` is the map picture (`envs.render.map_picture`: squares, units with
+    their markers and HP bars, the acting unit outlined, column and row numbers, a legend), uint8 H x W x 3, one
+    size for every frame of the env (its `map_size` and `max_per_side`), so Gymnasium's `RecordVideo` can film
+    episodes (it needs moviepy). `render_mode="ansi"` (or None): the map as text with unit markers.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    CELL = 24  # pixels a square in rgb_array frames
 
     def __init__(self, ruleset: str | None = None, encounters: list[str | Path | Encounter] | None = None,
                  generator: dict[str, Any] | None = None, learner_side: str = "random",
@@ -96,6 +104,9 @@ class TacticsEnv(gym.Env):
         self.round_limit = round_limit
         self.rewards = {**DEFAULT_REWARDS, **(rewards or {})}
         self.record_events = record_events
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode '{render_mode}': use one of {', '.join(self.metadata['render_modes'])} "
+                             "or None")
         self.render_mode = render_mode
         self.action_space = spaces.Discrete(self.codec.n)
         self.observation_space = spaces.Box(-5.0, 5.0, (self.encoder.size,), np.float32)
@@ -199,14 +210,22 @@ class TacticsEnv(gym.Env):
             sync(state)
 
     def render(self):
+        """The map: an RGB picture with `render_mode="rgb_array"` (a blank one of the same size before `reset`),
+        else text."""
+        if self.render_mode == "rgb_array":
+            squares, units = (self.map_w, self.map_h), self.max_per_side * len(self.rs.sides)
+            if self.battle is None:
+                return np.zeros(picture_shape(squares, units, self.CELL), dtype=np.uint8)
+            return map_picture(self.battle.enc, self.CELL, squares, units)
         if self.battle is None:
             return ""
         enc = self.battle.enc
         rows = [list(r) for r in enc.grid.to_rows()]
+        marks = markers(enc)
         for u in enc.units:
             if u.active:
                 x, y = u.pos
-                rows[y][x] = str(u.id % 10) if u.side == self.side else chr(ord("a") + u.id % 26)
+                rows[y][x] = marks[u.id]
         return "\n".join("".join(r) for r in rows) + f"\nround {enc.round}, learner {self.side}\n"
 
     # ---- internals ------------------------------------------------------------------------------------

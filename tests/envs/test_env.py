@@ -125,3 +125,73 @@ def test_model_trained_on_another_encoding_is_refused(tmp_path):
     meta_path(path).write_text(json.dumps(meta))
     with pytest.raises(InputError, match="retrain"):
         MaskablePolicy(path)
+
+
+def test_rgb_array_frames_are_the_map_picture_of_one_size():
+    """`render_mode="rgb_array"`: every frame an H x W x 3 uint8 picture of the map, one size for the env (its
+    map_size and max_per_side) whatever the encounter, through Gymnasium's own render checks (`gym.make` wraps the
+    env in the passive checker, which checks the first render) and RenderCollection (what RecordVideo films)."""
+    import gymnasium as gym
+    from gymnasium.utils.passive_env_checker import env_render_passive_checker
+    from gymnasium.wrappers import RenderCollection
+
+    from envs import env_id
+    from envs.render import KEY, SIDE_RGB, TERRAIN_RGB, picture_shape
+
+    assert TacticsEnv.metadata["render_modes"] == ["ansi", "rgb_array"] and TacticsEnv.metadata["render_fps"] > 0
+    shape = picture_shape((16, 16), 8)
+    env = RenderCollection(gym.make(env_id("saga"), render_mode="rgb_array", opponent="random"))
+    rng = np.random.default_rng(0)
+    frames = []
+    for seed in range(3):
+        env.reset(seed=seed)
+        for _ in range(200):
+            mask = env.unwrapped.action_masks()
+            _, _, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+            if term or trunc:
+                break
+        frames += env.render()
+    assert len(frames) > 6
+    assert all(f.shape == shape and f.dtype == np.uint8 for f in frames), {f.shape for f in frames}
+    assert shape[0] % 16 == 0 and shape[1] % 16 == 0
+    assert any(not np.array_equal(a, b) for a, b in zip(frames, frames[1:]))  # the battle moves
+    bare = TacticsEnv("saga", opponent="random", encounters=[CANTINA], render_mode="rgb_array")
+    assert env_render_passive_checker(bare).shape == shape   # before reset: a blank frame of the same size
+    bare.reset(seed=1)
+    frame = env_render_passive_checker(bare)
+    assert frame.shape == shape
+    enc = bare.battle.enc
+    cell, left, top = TacticsEnv.CELL, TacticsEnv.CELL, TacticsEnv.CELL
+    g = enc.grid
+    wall = next((x, y) for y in range(g.height) for x in range(g.width) if g.kind(g.index(x, y)) == "wall")
+    assert tuple(frame[top + wall[1] * cell + 2, left + wall[0] * cell + 2]) == TERRAIN_RGB["wall"]
+    u = next(u for u in enc.units if not u.down and u.side == enc.sides()[0])
+    assert tuple(frame[top + u.pos[1] * cell + 6, left + u.pos[0] * cell + 6]) == SIDE_RGB[0]
+    bright = frame.max(axis=2) > 200
+    assert bright[:top, left + 10 * cell:left + 11 * cell].any()     # column 10 is numbered above the map
+    assert bright[top + 3 * cell:top + 4 * cell, :left].any()        # row 3 to its left
+    below = top + g.height * cell + 6
+    lines = np.flatnonzero(bright[below:, 30:].any(axis=1))   # text rows right of the markers: a line per unit
+    blocks = np.split(lines, np.flatnonzero(np.diff(lines) > 3) + 1)
+    assert len(blocks) > len(enc.units) and all(len(b) < 16 for b in blocks[:len(enc.units)])
+    key = frame[below + blocks[len(enc.units) - 1][-1]:].reshape(-1, 3)   # under the units: the terrain key
+    assert all((key == TERRAIN_RGB[k]).all(axis=1).any() for k in KEY), "every terrain colour is in the key"
+    assert isinstance(TacticsEnv("saga", encounters=[CANTINA]).render(), str)
+    with pytest.raises(ValueError, match="rgb_array"):
+        TacticsEnv("saga", encounters=[CANTINA], render_mode="human")
+
+
+def test_envs_import_nothing_of_agents():
+    """Dependencies point engine <- envs <- agents: no envs module imports agents (the picture is envs/render.py's,
+    agents/render.py uses it)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "envs"
+    offenders = []
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
+            offenders += [f"{path.name}:{node.lineno} {n}" for n in names if n.split(".")[0] == "agents"]
+    assert not offenders and (root / "render.py").exists(), offenders
