@@ -1,11 +1,16 @@
-"""Speed measurements behind `tactician bench`.
+"""Speed measurements behind `tactician bench`, for each ruleset measured (every ruleset shipped in
+engine/rulesets/ unless some are named).
 
-Three figures, each measured on one process:
+The figures, each measured on one process:
   engine     decisions per second of the rules engine alone: for every decision the mask, the observation
-             and the application of a random legal decision (4-vs-4 Saga skirmish on a 16x16 map);
-  training   MaskablePPO steps per second end to end (rollouts and updates) on the skirmish config, the
-             same trainer on a do-nothing env with identical spaces (the framework's ceiling), and their ratio;
-  latency    per NPC decision of a loaded MaskablePolicy (mask + observation + forward pass): p50 / p99.
+             and the application of a random legal decision (the ruleset's 4-vs-4 skirmish on a 16x16 map:
+             configs/encounters/<ruleset>/skirmish_4v4.yaml, else a seeded random one);
+  heuristic  decisions per second of the heuristic playing both sides of that skirmish;
+  training   MaskablePPO steps per second end to end (rollouts and updates) on the ruleset's skirmish config
+             (configs/<ruleset>/skirmish.yaml; skipped without one), the same trainer on a do-nothing env with
+             identical spaces (the framework's ceiling), and their ratio;
+  latency    per NPC decision of a loaded MaskablePolicy (mask + observation + forward pass): p50 / p99, with
+             zoo:<ruleset> or a freshly initialised model.
 """
 from __future__ import annotations
 
@@ -19,28 +24,44 @@ import numpy as np
 
 from engine.core.battle import Battle
 from engine.core.dice import SeededDice
+from engine.core.ruleset import Ruleset
 from engine.core.state import Encounter
-from engine.rulesets import get_ruleset
+from engine.rulesets import available, get_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
-SKIRMISH_ENCOUNTER = ROOT / "configs" / "encounters" / "saga" / "skirmish_4v4.yaml"
-SKIRMISH_CONFIG = ROOT / "configs" / "saga" / "skirmish.yaml"
 TARGETS = {"engine_decisions_per_s": 20_000, "train_steps_per_s": 3_000, "train_ratio": 0.5,
            "latency_p99_ms": 1.0}
 
 
+def shipped_rulesets() -> list[str]:
+    """The ids of the rulesets shipped in engine/rulesets/ (not those registered from elsewhere, such as the tests'
+    toys): what `tactician bench` measures unless told which."""
+    return sorted(rid for rid, rs in available().items() if type(rs).__module__.startswith("engine.rulesets."))
+
+
+def skirmish_config(ruleset: str) -> Path:
+    """The ruleset's benchmarked training config: configs/<ruleset>/skirmish.yaml (it may not exist)."""
+    return ROOT / "configs" / ruleset / "skirmish.yaml"
+
+
+def _rs(ruleset: Ruleset | str) -> Ruleset:
+    return get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+
+
 # ---- (a) engine ---------------------------------------------------------------------------------------
-def skirmish_encounter() -> tuple[Encounter, str]:
-    """The 4-vs-4 16x16 Saga skirmish: the shipped file if there is one, else a seeded random one."""
-    rs = get_ruleset("saga")
-    if SKIRMISH_ENCOUNTER.exists():
+def skirmish_encounter(ruleset: Ruleset | str) -> tuple[Encounter, str]:
+    """The ruleset's 4-vs-4 16x16 skirmish: configs/encounters/<ruleset>/skirmish_4v4.yaml if there is one, else a
+    seeded random one; (encounter, where it comes from)."""
+    rs = _rs(ruleset)
+    path = ROOT / "configs" / "encounters" / rs.id / "skirmish_4v4.yaml"
+    if path.exists():
         from engine.core.encounter_file import load_encounter
-        return load_encounter(SKIRMISH_ENCOUNTER, rs), str(SKIRMISH_ENCOUNTER.relative_to(ROOT))
+        return load_encounter(path, rs), str(path.relative_to(ROOT))
     from engine.core.generate import random_encounter
     return random_encounter(rs, random.Random(0), 16, 16, sizes=(4, 4)), "random_encounter(seed 0, 16x16, 4v4)"
 
 
-def engine_rate(seconds: float = 3.0, seed: int = 0, split: bool = False) -> dict[str, Any]:
+def engine_rate(ruleset: Ruleset | str, seconds: float = 3.0, seed: int = 0, split: bool = False) -> dict[str, Any]:
     """Decisions per second: legal + mask + observation + apply of a uniformly random legal decision.
 
     With `split`, also the mean µs per decision of each part ("legal": the legal decisions of a new state,
@@ -49,8 +70,8 @@ def engine_rate(seconds: float = 3.0, seed: int = 0, split: bool = False) -> dic
     from envs.codec import ActionCodec
     from envs.observation import ObservationEncoder
 
-    rs = get_ruleset("saga")
-    enc0, source = skirmish_encounter()
+    rs = _rs(ruleset)
+    enc0, source = skirmish_encounter(rs)
     codec = ActionCodec(rs, 4, 16, 16)
     obs_enc = ObservationEncoder(rs, 4, 16, 16)
     out = np.zeros(obs_enc.size, dtype=np.float32)
@@ -92,12 +113,13 @@ def engine_rate(seconds: float = 3.0, seed: int = 0, split: bool = False) -> dic
     return res
 
 
-def policy_rate(name: str = "heuristic", seconds: float = 2.0, seed: int = 0) -> dict[str, Any]:
+def policy_rate(ruleset: Ruleset | str, name: str = "heuristic", seconds: float = 2.0,
+                seed: int = 0) -> dict[str, Any]:
     """Decisions per second of a rule policy (random / heuristic) choosing for both sides of the skirmish."""
     from engine.policies import rule_policy
 
-    rs = get_ruleset("saga")
-    enc0, _ = skirmish_encounter()
+    rs = _rs(ruleset)
+    enc0, _ = skirmish_encounter(rs)
     try:
         pol = rule_policy(name, seed)
     except (KeyError, ImportError) as e:
@@ -247,8 +269,8 @@ def _rollout_mode(model, cfg) -> str:
     return f"pipelined, {t.worker_groups} group(s) a worker" if t.pipeline else "lockstep"
 
 
-def training_rate(seconds: float = 10.0, cfg_path: Path = SKIRMISH_CONFIG,
-                  overrides: list[str] | None = None, split: bool = False) -> dict[str, Any]:
+def training_rate(seconds: float, cfg_path: Path, overrides: list[str] | None = None,
+                  split: bool = False) -> dict[str, Any]:
     """Steps/s of the trainer (agents.train) on a config, of the same trainer on a do-nothing env, and their
     ratio. `overrides` are `--set`-style `key.path=value` strings.
 
@@ -259,7 +281,9 @@ def training_rate(seconds: float = 10.0, cfg_path: Path = SKIRMISH_CONFIG,
     from agents.train import build_model, make_vec_env
 
     cfg = load_config(cfg_path, overrides)
-    how = f"agents.train on {cfg_path.name}"
+    cfg_path = Path(cfg_path)
+    where = cfg_path.resolve()
+    how = f"agents.train on {where.relative_to(ROOT) if where.is_relative_to(ROOT) else cfg_path}"
     venv = make_vec_env(cfg)
     model = build_model(cfg, venv)
     real = _timed_learn(model, seconds, cfg)
@@ -285,16 +309,16 @@ def training_rate(seconds: float = 10.0, cfg_path: Path = SKIRMISH_CONFIG,
 
 
 # ---- (c) NPC decision latency ---------------------------------------------------------------------------
-def _latency_model(tmp: Path) -> tuple[Path, str]:
+def _latency_model(rs: Ruleset, tmp: Path) -> tuple[Path, str]:
     from agents.policies import zoo_model
-    z = zoo_model("saga")
+    z = zoo_model(rs.id)
     if z.exists():
-        return z, "zoo:saga"
+        return z, f"zoo:{rs.id}"
     from sb3_contrib import MaskablePPO
     from agents.policies import write_meta
     from envs.tactics_env import TacticsEnv
 
-    env = TacticsEnv("saga", opponent="random")
+    env = TacticsEnv(rs.id, opponent="random")
     arch = [128, 128]
     model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": arch}, device="cpu", seed=0, n_steps=64)
     path = tmp / "untrained.zip"
@@ -303,15 +327,17 @@ def _latency_model(tmp: Path) -> tuple[Path, str]:
     return path, f"freshly initialised MaskablePPO (net_arch {arch})"
 
 
-def decision_latency(decisions: int = 2000, seed: int = 0) -> dict[str, Any]:
-    """Per-decision time of MaskablePolicy.choose on fresh states (legal + mask + observation + forward)."""
+def decision_latency(ruleset: Ruleset | str, decisions: int = 2000, seed: int = 0) -> dict[str, Any]:
+    """Per-decision time of MaskablePolicy.choose for the NPCs (the ruleset's second side) on fresh states (legal +
+    mask + observation + forward); the other side plays at random."""
     from agents.policies import MaskablePolicy
     from engine.core.policy import RandomPolicy
 
-    rs = get_ruleset("saga")
-    enc0, _ = skirmish_encounter()
+    rs = _rs(ruleset)
+    enc0, _ = skirmish_encounter(rs)
+    npcs = rs.sides[-1]
     with tempfile.TemporaryDirectory() as tmp:
-        path, what = _latency_model(Path(tmp))
+        path, what = _latency_model(rs, Path(tmp))
         pol = MaskablePolicy(path, rs, deterministic=True, seed=seed)
         other = RandomPolicy(seed)
         times: list[float] = []
@@ -323,7 +349,7 @@ def decision_latency(decisions: int = 2000, seed: int = 0) -> dict[str, Any]:
             b.start()
             games += 1
             while not b.over and len(times) < decisions:
-                if b.actor.side == "npcs":
+                if b.actor.side == npcs:
                     t0, c0 = clock(), cpu_clock()
                     d = pol.choose(b)
                     times.append(clock() - t0)
@@ -339,16 +365,16 @@ def decision_latency(decisions: int = 2000, seed: int = 0) -> dict[str, Any]:
             "cpu_p99_ms": round(float(np.percentile(cpu_ms, 99)), 3)}
 
 
-def engine_runs(seconds: float, repeat: int) -> dict[str, Any]:
+def engine_runs(ruleset: Ruleset | str, seconds: float, repeat: int) -> dict[str, Any]:
     """`engine_rate` `repeat` times, back to back: the run with the median decisions/s, and every run's figure
     under "runs" (this machine's speed drifts from minute to minute; the spread shows by how much)."""
-    runs = [engine_rate(seconds, seed=k) for k in range(repeat)]
+    runs = [engine_rate(ruleset, seconds, seed=k) for k in range(repeat)]
     mid = sorted(runs, key=lambda r: r["decisions_per_s"])[(repeat - 1) // 2]
     return {**mid, "runs": [r["decisions_per_s"] for r in runs]} if repeat > 1 else mid
 
 
-def training_runs(seconds: float, repeat: int, overrides: list[str] | None = None, split: bool = False,
-                  cfg_path: Path = SKIRMISH_CONFIG) -> dict[str, Any]:
+def training_runs(seconds: float, repeat: int, cfg_path: Path, overrides: list[str] | None = None,
+                  split: bool = False) -> dict[str, Any]:
     """`training_rate` `repeat` times: the run with the median steps/s (its ceiling and ratio with it), and every
     run's (steps/s, ratio) under "runs". Each run measures the skirmish and its ceiling back to back, so a run's
     ratio is the steadier figure when the machine's speed drifts."""
@@ -375,10 +401,11 @@ def missing_c_modules() -> list[str]:
 
 
 def run_all(seconds: float = 5.0, parts: tuple[str, ...] = ("engine", "policy", "train", "latency"),
-            train_overrides: list[str] | None = None, latency_decisions: int = 2000,
-            split: bool = False, repeat: int = 1) -> dict[str, Any]:
-    """Every measurement, as one dict (what `tactician bench --json` prints); the engine's and the trainer's
-    `repeat` times."""
+            rulesets: list[str] | None = None, train_overrides: list[str] | None = None,
+            latency_decisions: int = 2000, split: bool = False, repeat: int = 1) -> dict[str, Any]:
+    """Every measurement, as one dict (what `tactician bench --json` prints): the machine, then under "rulesets"
+    each ruleset's figures (`rulesets`, or every shipped one), the engine's and the trainer's `repeat` times. A
+    ruleset without a skirmish config has {"skipped": why} for its training figures."""
     import os
     import platform
 
@@ -387,15 +414,21 @@ def run_all(seconds: float = 5.0, parts: tuple[str, ...] = ("engine", "policy", 
                            # other work on the machine slows every figure (a busy sibling core included)
                            "load_average_1min": round(os.getloadavg()[0], 2),
                            # without them every figure is several times lower
-                           "c_modules_missing": missing_c_modules()}
-    if "engine" in parts:
-        res["engine"] = engine_runs(seconds, repeat)
-        if split:  # a separate run: the clocks would slow the figure above
-            res["engine"]["split_us"] = engine_rate(max(0.5, seconds / 2), split=True)["split_us"]
-    if "policy" in parts:
-        res["heuristic"] = policy_rate("heuristic", max(0.5, seconds / 2))
-    if "train" in parts:
-        res["training"] = training_runs(seconds * 2, repeat, overrides=train_overrides, split=split)
-    if "latency" in parts:
-        res["latency"] = decision_latency(latency_decisions)
+                           "c_modules_missing": missing_c_modules(), "rulesets": {}}
+    for rid in rulesets or shipped_rulesets():
+        rs = get_ruleset(rid)
+        out: dict[str, Any] = {"name": rs.name}
+        if "engine" in parts:
+            out["engine"] = engine_runs(rs, seconds, repeat)
+            if split:  # a separate run: the clocks would slow the figure above
+                out["engine"]["split_us"] = engine_rate(rs, max(0.5, seconds / 2), split=True)["split_us"]
+        if "policy" in parts:
+            out["heuristic"] = policy_rate(rs, "heuristic", max(0.5, seconds / 2))
+        if "train" in parts:
+            cfg = skirmish_config(rid)
+            out["training"] = training_runs(seconds * 2, repeat, cfg, train_overrides, split) if cfg.exists() \
+                else {"skipped": f"no training config {cfg.relative_to(ROOT)}"}
+        if "latency" in parts:
+            out["latency"] = decision_latency(rs, latency_decisions)
+        res["rulesets"][rid] = out
     return res

@@ -11,7 +11,7 @@ from agents.cli import app
 
 
 def test_engine_rate_counts_decisions():
-    r = bench.engine_rate(0.05)
+    r = bench.engine_rate("saga", 0.05)
     assert r["decisions"] > 0 and r["battles"] >= 1
     assert r["decisions_per_s"] > 0
     assert "16x16" in r["encounter"] or r["encounter"].endswith(".yaml")
@@ -19,21 +19,22 @@ def test_engine_rate_counts_decisions():
 
 
 def test_engine_split_times_every_part_of_a_decision():
-    r = bench.engine_rate(0.05, split=True)
+    r = bench.engine_rate("saga", 0.05, split=True)
     parts = r["split_us"]
     assert set(parts) == {"legal", "mask", "observation", "apply"}
     assert all(v > 0 for v in parts.values())
     assert sum(parts.values()) <= 1e6 / r["decisions_per_s"]  # the parts fit in the whole decision
-    text = CliRunner().invoke(app, ["bench", "--seconds", "0.05", "--only", "engine", "--split"])
+    text = CliRunner().invoke(app, ["bench", "--ruleset", "saga", "--seconds", "0.05", "--only", "engine", "--split"])
     assert text.exit_code == 0, text.output
     assert "per decision: legal" in text.output and "observation" in text.output
 
 
 def test_repeat_reports_the_median_run_and_every_run():
-    r = bench.engine_runs(0.05, 3)
+    r = bench.engine_runs("saga", 0.05, 3)
     assert len(r["runs"]) == 3 and r["decisions_per_s"] == sorted(r["runs"])[1]
-    assert "runs" not in bench.engine_runs(0.05, 1)
-    text = CliRunner().invoke(app, ["bench", "--seconds", "0.05", "--only", "engine", "--repeat", "3"])
+    assert "runs" not in bench.engine_runs("saga", 0.05, 1)
+    text = CliRunner().invoke(app, ["bench", "--ruleset", "saga", "--seconds", "0.05", "--only", "engine", "--repeat",
+                                    "3"])
     assert text.exit_code == 0, text.output
     assert "the median of 3 runs" in text.output
 
@@ -59,7 +60,7 @@ def test_training_and_latency_report_their_fields():
         assert k in t
     assert t["n_envs"] == 2 and t["skirmish"]["steps"] >= 32 and t["null_env"]["steps"] >= 32
     assert t["ratio"] > 0
-    lat = bench.decision_latency(decisions=30)
+    lat = bench.decision_latency("saga", decisions=30)
     assert lat["decisions"] > 0 and 0 < lat["p50_ms"] <= lat["p99_ms"] and 0 < lat["cpu_p99_ms"]
 
 
@@ -97,28 +98,57 @@ def test_training_split_also_times_the_trainer_against_random_opponents(monkeypa
 
 def test_training_repeat_reports_the_median_run_and_every_run():
     small = ["train.n_envs=2", "ppo.n_steps=16", "ppo.batch_size=32", "ppo.n_epochs=1", "ppo.net_arch=[8]"]
-    t = bench.training_runs(0.01, 3, small, cfg_path=Path("configs/saga/smoke.yaml"))
+    t = bench.training_runs(0.01, 3, Path("configs/saga/smoke.yaml"), small)
     assert len(t["runs"]) == 3
     assert (t["steps_per_s"], t["ratio"]) == sorted(t["runs"])[1]  # the median run, with its own ratio
-    assert "runs" not in bench.training_runs(0.01, 1, small, cfg_path=Path("configs/saga/smoke.yaml"))
+    assert "runs" not in bench.training_runs(0.01, 1, Path("configs/saga/smoke.yaml"), small)
 
 
 def test_cli_prints_json_with_the_engine_figure():
-    args = ["--seconds", "0.05", "--only", "engine", "--json"]
-    res = CliRunner().invoke(app, args)
-    if res.exit_code != 0 or not res.output.lstrip().startswith("{"):  # several commands registered
-        res = CliRunner().invoke(app, ["bench", *args])
+    res = CliRunner().invoke(app, ["bench", "--ruleset", "saga", "--seconds", "0.05", "--only", "engine", "--json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
-    assert data["engine"]["decisions"] > 0 and "targets" in data and data["load_average_1min"] >= 0
-    text = CliRunner().invoke(app, ["bench", "--seconds", "0.05", "--only", "engine"])
-    if text.exit_code != 0:
-        text = CliRunner().invoke(app, ["--seconds", "0.05", "--only", "engine"])
-    assert "decisions/s" in text.output
+    assert list(data["rulesets"]) == ["saga"] and data["rulesets"]["saga"]["name"] == "Star Wars Saga Edition"
+    assert data["rulesets"]["saga"]["engine"]["decisions"] > 0 and "targets" in data and data["load_average_1min"] >= 0
+    text = CliRunner().invoke(app, ["bench", "--ruleset", "saga", "--seconds", "0.05", "--only", "engine"])
+    assert "decisions/s" in text.output and "saga (Star Wars Saga Edition)" in text.output
     bad = CliRunner().invoke(app, ["bench", "--only", "nonsense"])
     assert bad.exit_code != 0
-    bad_key = CliRunner().invoke(app, ["bench", "--only", "train", "--set", "train.nope=2"])
+    bad_key = CliRunner().invoke(app, ["bench", "--ruleset", "saga", "--only", "train", "--set", "train.nope=2"])
     assert bad_key.exit_code != 0 and "train.nope" in bad_key.output
+
+
+def test_bench_measures_every_shipped_ruleset_unless_told_which(monkeypatch):
+    """No default ruleset: `tactician bench` measures every ruleset of engine/rulesets/ (not the tests' toys), each
+    under its id in one JSON shape; --ruleset picks some (repeatable), an unknown one is refused naming the ids."""
+    from engine.rulesets import available
+
+    shipped = bench.shipped_rulesets()
+    assert "saga" in shipped and not any(rid.startswith("toy_") for rid in shipped)
+    assert any(rid.startswith("toy_") for rid in available())  # registered here (tests/conftest.py), not shipped
+    asked = []
+    monkeypatch.setattr(bench, "engine_runs", lambda rs, seconds, repeat: asked.append(rs.id) or {
+        "decisions_per_s": 1.0, "decisions_per_cpu_s": 1.0, "decisions": 1, "battles": 1, "encounter": rs.id})
+    data = json.loads(CliRunner().invoke(app, ["bench", "--only", "engine", "--json"]).output)
+    assert asked == shipped and list(data["rulesets"]) == shipped
+    asked.clear()
+    two = json.loads(CliRunner().invoke(app, ["bench", "--only", "engine", "--json", "--ruleset", "toy_5e",
+                                              "--ruleset", "saga"]).output)
+    assert asked == ["toy_5e", "saga"] and list(two["rulesets"]) == ["toy_5e", "saga"]
+    assert set(two) == set(data) and set(two["rulesets"]["saga"]) == set(data["rulesets"]["saga"])
+    bad = CliRunner().invoke(app, ["bench", "--ruleset", "nowhere"])
+    assert bad.exit_code != 0 and "nowhere" in bad.output and "saga" in bad.output
+
+
+def test_a_ruleset_without_a_skirmish_config_reports_its_training_skipped():
+    """The engine figure of a ruleset without shipped files comes from a seeded random 4v4 skirmish; its training
+    figure is skipped, saying which config is missing."""
+    res = bench.run_all(0.05, ("engine", "train"), rulesets=["toy_5e"])
+    toy = res["rulesets"]["toy_5e"]
+    assert toy["engine"]["decisions"] > 0 and toy["engine"]["encounter"].startswith("random_encounter")
+    assert toy["training"] == {"skipped": "no training config configs/toy_5e/skirmish.yaml"}
+    text = CliRunner().invoke(app, ["bench", "--ruleset", "toy_5e", "--seconds", "0.05", "--only", "train"])
+    assert text.exit_code == 0 and "training  skipped: no training config configs/toy_5e/skirmish.yaml" in text.output
 
 
 def test_the_c_modules_are_all_built_and_a_missing_one_is_named(monkeypatch):
@@ -131,5 +161,5 @@ def test_the_c_modules_are_all_built_and_a_missing_one_is_named(monkeypatch):
     assert declared == set(bench.C_MODULES)
     assert bench.missing_c_modules() == []
     monkeypatch.setattr(bench, "missing_c_modules", lambda: ["agents._kernels"])
-    text = CliRunner().invoke(app, ["bench", "--seconds", "0.05", "--only", "engine"])
+    text = CliRunner().invoke(app, ["bench", "--ruleset", "saga", "--seconds", "0.05", "--only", "engine"])
     assert "not built, so running in Python" in text.output and "agents._kernels" in text.output
