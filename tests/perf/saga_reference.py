@@ -118,6 +118,10 @@ class ReferenceSagaRuleset(Ruleset):
             s["recover"] = 0
         return ev
 
+    def end_turn(self, enc: Encounter, u: Unit, dice: Dice) -> list[Event]:
+        u.state["aimed"] = False  # issue 24: an aim not used this turn is lost
+        return []
+
     # ---- legality -------------------------------------------------------------------------------------------
     def legal_actions(self, enc: Encounter, a: Unit) -> list[Decision]:
         out = [END]
@@ -543,8 +547,7 @@ class ReferenceSagaRuleset(Ruleset):
                 amount //= 2
             ev.append(Event("damage_roll", a.id, t.id, expr=str(expr), faces=faces, total=amount, crit=face == 20))
             ev += C.deal_damage(enc, a, t, amount, stun=stun, lethal_always=auto_crit)
-        if not melee:
-            a.state["aimed"] = False
+        a.state["aimed"] = False  # issue 24: any attack spends the aim
         return hit, ev
 
     def _r_end_turn(self, enc, a, d, dice, react):  # pragma: no cover - END is handled by the battle loop

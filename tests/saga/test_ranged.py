@@ -1,7 +1,7 @@
 """Ranged attacks: range bands, obstruction by characters, cover, aim (Careful Shot, Deadeye), provoking."""
 import pytest
 
-from .helpers import PISTOL, RIFLE, SWORD, act, all_of, first, floor, make, step, u, unit, why
+from .helpers import PISTOL, RIFLE, SWORD, act, actions, all_of, end, first, floor, make, step, u, unit, why
 
 
 @pytest.mark.parametrize("dist,penalty", [(1, 0), (20, 0), (21, -2), (40, -2), (41, -5), (60, -5), (61, -10),
@@ -51,6 +51,34 @@ def test_aim_is_lost_by_any_other_action():
     step(b, "aim")
     step(b, "fall_prone")  # the third swift action (paid by the standard)
     assert not u(b, "A").state["aimed"]
+
+
+# Any attack spends the aim: a ranged one takes its benefit, a melee one (a disarm or an attack on a held weapon
+# in melee too) is another action than the aimed shot and loses it (issue 24: those two kept it). A holds a pistol
+# and a sword, T stands next to it; the resolver is applied on its own (the turn would end with nothing left).
+@pytest.mark.parametrize("action,faces", [("disarm", [1]), ("attack_held_object", [1]), ("melee_attack", [1]),
+                                          ("ranged_attack", [1, 1]), ("suppress", [1])])
+def test_any_attack_after_aiming_spends_the_aim(action, faces):
+    b = make(floor(4, 1), [unit("A", "pcs", (0, 0), PISTOL, SWORD, feats=["improved_disarm"]),
+                           unit("T", "npcs", (1, 0), PISTOL)])
+    a = u(b, "A")
+    a.state["hands"] = [0, 1]
+    step(b, "aim")
+    assert a.state["aimed"]
+    b.dice.push(*faces)
+    b.ruleset.apply(b.enc, a, act(action, u(b, "T").id), b.dice)
+    assert not a.state["aimed"]
+
+
+def test_an_aim_not_used_this_turn_is_lost_at_its_end():
+    b = make(["...C...."], [unit("A", "pcs", (0, 0), PISTOL), unit("T", "npcs", (7, 0), PISTOL)])
+    step(b, "aim")
+    end(b)
+    assert not u(b, "A").state["aimed"]
+    end(b)  # T's turn
+    assert "aim" in actions(b)  # A may aim again
+    atk = first(step(b, "ranged_attack", "T", faces=[10, 1, 1, 1]), "attack")
+    assert atk.get("defense") == 20 and "aimed" not in atk.get("notes")  # the heavy cover counts again
 
 
 def test_aim_gives_nothing_to_autofire():

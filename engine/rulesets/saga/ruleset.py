@@ -243,6 +243,10 @@ class SagaRuleset(Ruleset):
         return ev
 
     # ---- legality -------------------------------------------------------------------------------------------
+    def end_turn(self, enc: Encounter, u: Unit, dice: Dice) -> list[Event]:
+        u.state["aimed"] = False  # an aim not used this turn is lost (RULES.md, Aim)
+        return []
+
     def legal_actions(self, enc: Encounter, a: Unit) -> list[Decision]:
         """Every decision a may take now, END first: `legal_actions_py`, through its C mirror when built."""
         b = enc.budget
@@ -716,7 +720,8 @@ class SagaRuleset(Ruleset):
         """One attack roll of a against t with weapon n (None: unarmed). Returns (hit, events).
 
         A ranged attack after Aim ignores cover (`ignore_cover`), gets Careful Shot's +1 and Deadeye's die;
-        an autofire (area) attack gets none of it, as Aim gives no benefit to area attacks.
+        an autofire (area) attack gets none of it, as Aim gives no benefit to area attacks. Any attack spends the
+        aim (a melee one, a disarm or an attack on a held weapon in melee included: another action than the shot).
         """
         g = enc.grid
         s = a.state
@@ -768,8 +773,7 @@ class SagaRuleset(Ruleset):
             ev.append(new_event("damage_roll", a.id, t.id, {"expr": str(expr), "faces": faces, "total": amount,
                                                             "crit": face == 20}))
             ev += C.deal_damage(enc, a, t, amount, mode == "stun", auto_crit)
-        if not melee:
-            s["aimed"] = False
+        s["aimed"] = False  # any attack spends the aim: a ranged one takes its benefit, any other loses it
         return hit, ev
 
     def _r_end_turn(self, enc, a, d, dice, react):  # pragma: no cover - END is handled by the battle loop
@@ -1327,10 +1331,10 @@ class SagaRuleset(Ruleset):
         return [eid for eid, xy, reach in threatening if 0 < g.distance(xy, pos) <= reach]
 
     def _withdraw_firsts(self, enc: Encounter, a: Unit) -> list[tuple[int, int]]:
-        g = enc.grid
         """(square index, cost) of each square a withdrawal's first step may enter: adjacent, open, out of every
         threatened area, no wall's corner cut, its cost (difficult terrain double) within half speed."""
         half = C.speed(a) // 2
+        g = enc.grid
         threats = self._threats(enc, a)
         blocked = set(self._enemy_squares(enc, a))
         out = []
