@@ -700,6 +700,9 @@ class ReferenceSagaRuleset(Ruleset):
             ab = C.attack_bonus(a, n) + C.BAND_PENALTY[band]
             notes.append(C.BANDS[band])
         face = dice.d20(f"{a.name}'s attack on the {what}")
+        if a.state["suppressed"]:  # the penalty was on this attack roll: spent (issue 24: it stayed)
+            notes.append("suppressed -2")
+            a.state["suppressed"] = 0
         hit = face == 20 or (face != 1 and face + ab >= obj["reflex"])
         ev.append(Event("attack_object", a.id, None, square=d.square, face=face, bonus=ab, total=face + ab,
                         defense=obj["reflex"], hit=hit, object=what, notes=notes))

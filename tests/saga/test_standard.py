@@ -66,6 +66,29 @@ def test_suppress_minus_2_on_next_attack():
     assert u(b, "T").state["suppressed"] == 0
 
 
+# The -2 is on the suppressed unit's next attack roll, whatever it attacks, and is then spent (issue 24: an attack on
+# an object took it and kept it for the next attack on a creature). A suppresses T (from (0, 0)); T's next attack,
+# then T's attack a round later (bonus 0).
+@pytest.mark.parametrize("rows,t_at,weapon,action,target,square,bonus", [
+    ("..c...", (1, 0), SWORD, "attack_object", None, (2, 0), -2),   # a low object, in melee
+    ("....+.", (2, 0), PISTOL, "attack_object", None, (4, 0), -2),  # a closed door, shot at
+    ("......", (1, 0), SWORD, "melee_attack", "A", None, -2),
+    ("......", (1, 0), SWORD, "grab", "A", None, -7),               # the grab's own -5 too
+])
+def test_suppression_is_spent_by_the_next_attack_roll_whatever_its_target(rows, t_at, weapon, action, target, square,
+                                                                         bonus):
+    b = make([rows], [unit("A", "pcs", (0, 0), weapon), unit("T", "npcs", t_at, weapon)])
+    assert "suppressed" in kinds(step(b, "suppress", "T", faces=[10]))
+    end(b)
+    ev = step(b, action, target, square=square, faces=[1])
+    assert first(ev, "attack_object" if action == "attack_object" else "attack").get("bonus") == bonus
+    assert u(b, "T").state["suppressed"] == 0
+    end(b)
+    end(b)  # A's turn
+    again = "melee_attack" if weapon is SWORD else "ranged_attack"
+    assert first(step(b, again, "A", faces=[1]), "attack").get("bonus") == 0
+
+
 def test_aid_misses_below_reflex_10():
     b = make(floor(3, 1), [unit("A", "pcs", (0, 0), SWORD), unit("T", "npcs", (1, 0), SWORD)])
     ev = step(b, "aid_attack", "T", faces=[9])

@@ -242,11 +242,11 @@ class SagaRuleset(Ruleset):
             s["recover"] = 0
         return ev
 
-    # ---- legality -------------------------------------------------------------------------------------------
     def end_turn(self, enc: Encounter, u: Unit, dice: Dice) -> list[Event]:
         u.state["aimed"] = False  # an aim not used this turn is lost (RULES.md, Aim)
         return []
 
+    # ---- legality -------------------------------------------------------------------------------------------
     def legal_actions(self, enc: Encounter, a: Unit) -> list[Decision]:
         """Every decision a may take now, END first: `legal_actions_py`, through its C mirror when built."""
         b = enc.budget
@@ -926,6 +926,9 @@ class SagaRuleset(Ruleset):
             ab = C.attack_bonus(a, n) + C.BAND_PENALTY[band]
             notes.append(C.BANDS[band])
         face = dice.d20(f"{a.name}'s attack on the {what}")
+        if a.state["suppressed"]:  # the penalty was on this attack roll: spent (issue 24: it stayed)
+            notes.append("suppressed -2")
+            a.state["suppressed"] = 0
         hit = face == 20 or (face != 1 and face + ab >= obj["reflex"])
         ev.append(new_event("attack_object", a.id, None, {"square": d.square, "face": face, "bonus": ab,
                                                           "total": face + ab, "defense": obj["reflex"], "hit": hit,
@@ -1333,8 +1336,8 @@ class SagaRuleset(Ruleset):
     def _withdraw_firsts(self, enc: Encounter, a: Unit) -> list[tuple[int, int]]:
         """(square index, cost) of each square a withdrawal's first step may enter: adjacent, open, out of every
         threatened area, no wall's corner cut, its cost (difficult terrain double) within half speed."""
-        half = C.speed(a) // 2
         g = enc.grid
+        half = C.speed(a) // 2
         threats = self._threats(enc, a)
         blocked = set(self._enemy_squares(enc, a))
         out = []
