@@ -90,10 +90,12 @@ def test_saved_model_loads_as_a_policy_and_evaluates(smoke):
                                    "--episodes", "4", "--seed", "1", "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
+    assert data["ruleset"] == "saga" and [r["opponent"] for r in data["results"]] == ["random"]
+    res = data["results"][0]
     for key in ("episodes", "win_rate", "draw_rate", "loss_rate", "win_rate_ci95", "mean_rounds"):
-        assert key in data, key
-    assert data["episodes"] == 4 and len(data["win_rate_ci95"]) == 2
-    assert data["win_rate"] + data["draw_rate"] + data["loss_rate"] == pytest.approx(1.0)
+        assert key in res, key
+    assert res["episodes"] == 4 and len(res["win_rate_ci95"]) == 2
+    assert res["win_rate"] + res["draw_rate"] + res["loss_rate"] == pytest.approx(1.0)
 
 
 class _CtrlC(BaseCallback):
