@@ -4,9 +4,9 @@ Layout:
   globals   round / limit, the budget left (each counter / its turn maximum), phase
   units     1 + (max_per_side - 1) + max_per_side rows: the actor, its allies, the other side
             (allies and others in unit-id order, the order the action codec uses for target slots);
-            each row: present, active, hp fraction, hp / the ruleset's `hp_scale`, x, y, dx, dy (relative to the actor), distance,
-            the ruleset's unit features, the actor's best attack on it (hit chance, expected damage / hp),
-            its best attack on the actor (hit chance, expected damage / actor hp)
+            each row: present, active, hp fraction, hp / the ruleset's `hp_scale`, x, y, dx, dy (relative to the
+            actor), distance, the ruleset's unit features, the actor's best attack on it (hit chance, expected
+            damage / hp), its best attack on the actor (hit chance, expected damage / actor hp)
   map       planes of a (2R+1)^2 window around the actor: impassable, low cover, heavy cover, difficult,
             closed door, ally, enemy, threatened by an enemy (the ruleset's `threatens`), off map
 

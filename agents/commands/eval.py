@@ -49,7 +49,7 @@ def register(app: typer.Typer) -> None:
               seed: int = typer.Option(0, "--seed", help="first encounter seed"),
               round_limit: Optional[int] = typer.Option(
                   None, "--round-limit", min=1, help="rounds before a draw, the same for every player and encounter "
-                                                     "(default 20, the engine's; a model's training limit is not used)"),
+                                                     "(default 20, the engine's; not a model's training limit)"),
               encounter: list[Path] = typer.Option([], "--encounter",
                                                    help="encounter file(s) instead of random encounters"),
               workers: int = typer.Option(1, "--workers", min=1,

@@ -106,7 +106,8 @@ def test_eval_command_json_and_table():
     from typer.testing import CliRunner
 
     from agents.cli import app
-    out = CliRunner().invoke(app, ["eval", "random", "--ruleset", "saga", "--vs", "random", "--episodes", "4", "--json"])
+    out = CliRunner().invoke(app, ["eval", "random", "--ruleset", "saga", "--vs", "random", "--episodes", "4",
+                                   "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
     first = data["results"][0]
