@@ -27,12 +27,12 @@ from agents.render import map_text, markers
 
 from .chooser import Chooser, Proposal, estimate_of
 from .log import BattleLog
-from .words import command_for, find_unit, legal_listing, parse_decision, tokens
+from .words import command_for, correction_help, decision_help, find_unit, legal_listing, parse_decision, tokens
 
+# the commands; {decisions} and {corrections} are the ruleset's words (help_text)
 HELP = """\
 Decisions (for the acting unit):
-  move X Y | shoot NAME | melee NAME | attack NAME (melee or ranged, whichever is legal) | charge NAME
-  aim | full NAME | defend | draw N | stand | prone | end     -- or any action of `tactician rules`
+{decisions}
   ?                 what is legal now, in these words
 NPC turns:
   Enter             accept the proposed decision
@@ -43,10 +43,17 @@ GM corrections (any time):
   place NAME X Y    put a unit on a square
   add NAME COND     add a condition (prone, down, dead, ... see `add NAME ?`)
   remove NAME COND  remove it
-  set NAME KEY N    set a number of the unit's state (e.g. `set Kira ct 2` for the condition track)
+  set NAME KEY N    set a number of the unit's state{corrections}
   undo              take back the last decision or correction
   save FILE | load FILE   the session as JSON (`tactician suggest FILE` reads it too)
   map | status | help | quit"""
+
+
+def help_text(ruleset) -> str:
+    """HELP in the ruleset's words: its decision lines and the numbers `set NAME KEY N` corrects."""
+    fixes = "".join("\n                      " + line for line in correction_help(ruleset))
+    return HELP.format(decisions="\n".join("  " + line for line in decision_help(ruleset)),
+                       corrections=", such as" + fixes if fixes else "")
 
 
 class Quit(Exception):
@@ -580,7 +587,7 @@ class Session:
         self._corrected(f"{u.name}'s {key} set to {val}")
 
     def cmd_help(self, args) -> None:
-        self.say(HELP)
+        self.say(help_text(self.ruleset))
 
     def cmd_legal(self, args) -> None:
         actor = self.enc.actor

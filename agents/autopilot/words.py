@@ -1,8 +1,10 @@
 """Short words for decisions, both ways: what a GM types (`move 5 7`, `attack "Trooper 1"`, `aim`,
 `charge Kira`, `end`) -> a Decision, and a Decision -> the words that would type it.
 
-Any catalogue key or action name works (`ranged_attack`, `ranged attack`), plus a few table words
-(`attack` takes melee or ranged, whichever is legal; `shoot`, `hit`, `full`, `defend`, `stand`, ...).
+Any catalogue key or action name works (`ranged_attack`, `ranged attack`), then the ruleset's table words (its
+`words.yaml`: `Ruleset.words()`, e.g. Saga's `shoot`, `defend`, `cdg`), then the words every ruleset shares: `end`,
+`pass`, `done` end the turn, `go` and `walk` move, and `attack` means what the ruleset's words say (else the first
+legal of its actions on an enemy).
 """
 from __future__ import annotations
 
@@ -12,32 +14,31 @@ import shlex
 from engine.core.battle import Battle
 from engine.core.decision import END, Decision
 from engine.core.errors import IllegalAction, InputError
-from engine.core.ruleset import Ruleset
+from engine.core.ruleset import Ruleset, table_phrase as _norm
 from engine.core.state import Encounter
 
-# table word -> catalogue keys it may mean, in order of preference (keys a ruleset lacks are ignored)
-ALIASES: dict[str, tuple[str, ...]] = {
-    "attack": ("melee_attack", "ranged_attack", "attack"),
-    "melee": ("melee_attack",), "hit": ("melee_attack",), "strike": ("melee_attack",),
-    "shoot": ("ranged_attack",), "fire": ("ranged_attack",), "ranged": ("ranged_attack",),
-    "end": ("end_turn",), "pass": ("end_turn",), "done": ("end_turn",), "end turn": ("end_turn",),
-    "full": ("full_attack",), "full attack": ("full_attack",),
-    "defend": ("fight_defensively",), "defensive": ("fight_defensively",),
-    "total defense": ("total_defense",), "total defence": ("total_defense",),
-    "prone": ("fall_prone",), "drop prone": ("fall_prone",), "stand": ("stand_up", "stand_up_acrobatics"),
-    "wind": ("second_wind",), "cdg": ("coup_de_grace",), "aid": ("aid_attack",),
-    "open": ("manipulate",), "close": ("manipulate",), "pick up": ("manipulate",),
-    "go": ("move",), "walk": ("move",), "drop": ("drop_item",), "mode": ("switch_mode",),
-    "activate": ("activate_item",), "break": ("break_grab",), "break grab": ("break_grab",),
-}
-# catalogue key -> the short word `?` shows for it
-SHORT = {"melee_attack": "melee", "ranged_attack": "shoot", "end_turn": "end", "full_attack": "full",
-         "fight_defensively": "defend", "fall_prone": "prone", "stand_up": "stand", "coup_de_grace": "cdg"}
+# the words of every ruleset: word -> catalogue keys it may mean (keys a ruleset lacks are ignored)
+CORE_WORDS: dict[str, tuple[str, ...]] = {"end": (END.action,), "pass": (END.action,), "done": (END.action,),
+                                          "end turn": (END.action,), "go": ("move",), "walk": ("move",)}
+CORE_SHORT = {END.action: "end"}  # catalogue key -> the short word `?` shows for it
 _NUM = re.compile(r"-?\d+")
 
 
-def _norm(s: str) -> str:
-    return " ".join(s.lower().replace("_", " ").replace("-", " ").split())
+def attack_keys(ruleset: Ruleset) -> tuple[str, ...]:
+    """What `attack NAME` means: the ruleset's word 'attack', else its action 'attack', else its actions on an
+    enemy, in catalogue order (the first legal one wins)."""
+    cat = ruleset.catalogue
+    own = ruleset.words().aliases.get("attack")
+    if own:
+        return own
+    if "attack" in cat:
+        return ("attack",)
+    return tuple(k for k, spec in cat.items() if spec.target == "enemy")
+
+
+def short_word(ruleset: Ruleset, action: str) -> str:
+    """The word the autopilot shows for an action: the ruleset's short word, else its key."""
+    return ruleset.words().short.get(action) or CORE_SHORT.get(action, action)
 
 
 def action_table(ruleset: Ruleset) -> dict[str, tuple[str, ...]]:
@@ -47,13 +48,28 @@ def action_table(ruleset: Ruleset) -> dict[str, tuple[str, ...]]:
     for key, spec in cat.items():
         table.setdefault(_norm(key), (key,))
         table.setdefault(_norm(spec.name), (key,))
-    for word, keys in ALIASES.items():
-        ks = tuple(k for k in keys if k in cat)
-        if ks and _norm(word) not in table:
-            table[_norm(word)] = ks
-    if "end_turn" not in cat:
-        table.setdefault("end", (END.action,))
+    shared = {**CORE_WORDS, "attack": attack_keys(ruleset)}
+    for words in (ruleset.words().aliases, shared):
+        for word, keys in words.items():
+            ks = tuple(k for k in keys if k in cat or k == END.action)
+            if ks and _norm(word) not in table:
+                table[_norm(word)] = ks
     return table
+
+
+def decision_help(ruleset: Ruleset) -> list[str]:
+    """The decision lines of the autopilot's help: the ruleset's (its words' `help`), else built from its actions."""
+    own = ruleset.words().help
+    if own:
+        return list(own)
+    cat = ruleset.catalogue
+    parts = (["move X Y"] if "move" in cat else []) + (["attack NAME"] if attack_keys(ruleset) else []) + ["end"]
+    return [" | ".join(parts) + "     -- or any action of `tactician rules`, by its key or name"]
+
+
+def correction_help(ruleset: Ruleset) -> list[str]:
+    """One line per number of a unit's play state the ruleset's words say `set NAME KEY N` corrects."""
+    return [f"{key}: {text}" for key, text in ruleset.words().corrections.items()]
 
 
 def tokens(text: str) -> list[str]:
@@ -180,7 +196,7 @@ def _option(rest: list[str], same: list[Decision], battle: Battle) -> Decision |
 
 def command_for(d: Decision, enc: Encounter, ruleset: Ruleset) -> str:
     """The short words that type decision `d`: `move 5 7`, `shoot "Trooper 1"`, `draw 1`, `end`."""
-    word = SHORT.get(d.action, d.action)
+    word = short_word(ruleset, d.action)
     if d.target is not None:
         name = enc.units[d.target].name
         return f'{word} "{name}"' if " " in name else f"{word} {name}"
@@ -204,7 +220,7 @@ def legal_listing(battle: Battle, max_squares: int = 6) -> list[str]:
         name = spec.name if spec else action
         cost = f" [{spec.cost}{' x' + str(spec.times) if spec and spec.times > 1 else ''}]" if spec else ""
         if ds[0].square is not None:
-            word = SHORT.get(action, action)
+            word = short_word(rs, action)
             sample = ", ".join(f"{d.square[0]} {d.square[1]}" for d in ds[:max_squares])
             more = f", ... ({len(ds)} squares)" if len(ds) > max_squares else ""
             lines.append(f"{word} X Y{cost}: {name} to one of {sample}{more}")
@@ -212,6 +228,8 @@ def legal_listing(battle: Battle, max_squares: int = 6) -> list[str]:
             cmds = ", ".join(command_for(d, enc, rs) for d in ds)
             lines.append(f"{cmds}{cost}: {name}" + (f" ({', '.join(rs.option_label(d, enc) for d in ds)})"
                                                     if spec and spec.options > 1 else ""))
-    if any(a in by_action for a in ("melee_attack", "ranged_attack")):
-        lines.append('attack NAME: melee or ranged attack, whichever is legal (melee first)')
+    attacks = [k for k in attack_keys(rs) if k in rs.catalogue]
+    if len(attacks) > 1 and any(a in by_action for a in attacks):
+        names = [rs.catalogue[k].name.lower() for k in attacks]
+        lines.append(f"attack NAME: {' or '.join(names)}, whichever is legal ({names[0]} first)")
     return lines

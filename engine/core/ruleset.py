@@ -6,6 +6,7 @@ what is legal, applies decisions through it, and never knows a rule itself.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,6 +70,102 @@ def load_catalogue(path: Path) -> dict[str, ActionSpec]:
             raise InputError(f"action '{spec.key}' defined twice", f"{path.name} entry {n + 1}")
         out[spec.key] = spec
     return out
+
+
+def table_phrase(text: str) -> str:
+    """A phrase as the table compares it: lower case, '_' and '-' read as spaces, single spaces."""
+    return " ".join(text.lower().replace("_", " ").replace("-", " ").split())
+
+
+_WORDS_KEYS = ("aliases", "short", "corrections", "help")
+
+
+@dataclass(frozen=True)
+class TableWords:
+    """A ruleset's words at the table (its `words.yaml`, read by `load_words`; read-only): what a GM may type for its
+    actions besides their keys and names, and the numbers of its play state a GM may correct.
+
+    `aliases`: a phrase (`table_phrase`) -> the catalogue keys it may mean, the first legal one wins ('attack' says
+    what `attack NAME` means); `short`: a catalogue key -> the word the autopilot shows for it; `corrections`: a
+    play-state key of `set NAME KEY N` -> what it is; `help`: the decision lines of the autopilot's help.
+    """
+
+    aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    short: dict[str, str] = field(default_factory=dict)
+    corrections: dict[str, str] = field(default_factory=dict)
+    help: tuple[str, ...] = ()
+
+
+def load_words(path: Path, catalogue: dict[str, ActionSpec]) -> TableWords:
+    """Read a ruleset's `words.yaml` (keys: aliases, short, corrections, help; the actions it names checked against
+    the catalogue, each short word checked to type its action). InputError naming the key and the fix."""
+    where = path.name
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except OSError as e:
+        raise InputError(f"cannot be read ({e.strerror})", str(path), "give the ruleset a readable words.yaml")
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        raise InputError(f"not valid YAML: {getattr(e, 'problem', None) or e}",
+                         f"{where} line {mark.line + 1}" if mark else where, "check the colons and quotes there")
+    raw = {} if raw is None else raw
+    if not isinstance(raw, dict):
+        raise InputError("must be a mapping", where, f"keys: {', '.join(_WORDS_KEYS)}")
+    unknown = sorted(map(str, set(raw) - set(_WORDS_KEYS)))
+    if unknown:
+        raise InputError(f"unknown key '{unknown[0]}'", where, f"allowed keys: {', '.join(_WORDS_KEYS)}")
+
+    def mapping(key: str, example: str) -> dict:
+        m = raw.get(key) or {}
+        if not isinstance(m, dict):
+            raise InputError(f"'{key}' must be a mapping", where, f"e.g. {key}: {{{example}}}")
+        return m
+
+    def word(w: Any, at: str) -> str:
+        if not isinstance(w, str) or not table_phrase(w):
+            raise InputError(f"{w!r} is not a word", at, "give a word in quotes")
+        return w
+
+    def action(k: Any, at: str) -> str:
+        if not isinstance(k, str) or k not in catalogue:
+            raise InputError(f"'{k}' is not an action", at, f"actions: {', '.join(catalogue)}")
+        return k
+
+    aliases: dict[str, tuple[str, ...]] = {}
+    for w, keys in mapping("aliases", "shoot: [ranged_attack]").items():
+        at = f"{where} aliases.{w}"
+        phrase = table_phrase(word(w, at))
+        keys = [keys] if isinstance(keys, str) else keys
+        if not isinstance(keys, list) or not keys:
+            raise InputError("an alias names the list of actions it may mean", at,
+                             f"e.g. {w}: [{next(iter(catalogue))}]")
+        if phrase in aliases:
+            raise InputError(f"'{w}' is given twice", at, "keep one")
+        aliases[phrase] = tuple(action(k, at) for k in keys)
+    named = {table_phrase(k): k for k in catalogue} | {table_phrase(a.name): k for k, a in catalogue.items()}
+    short: dict[str, str] = {}
+    for k, w in mapping("short", "ranged_attack: shoot").items():
+        at = f"{where} short.{k}"
+        action(k, at)
+        phrase = table_phrase(word(w, at))
+        means = (named[phrase],) if phrase in named else aliases.get(phrase, ())
+        if not means or means[0] != k:
+            raise InputError(f"'{w}' would not type {k}" + (f" but {means[0]}" if means else ""), at,
+                             f"pick another word, or make it an alias: {w}: [{k}]")
+        short[k] = w
+    corrections = {}
+    for k, text in mapping("corrections", "ct: the condition track step").items():
+        at = f"{where} corrections.{k}"
+        corrections[word(k, at)] = word(text, at)
+    lines = raw.get("help") or []
+    if not isinstance(lines, list):
+        raise InputError("'help' must be a list of lines", where, 'e.g. help: ["move X Y | attack NAME | end"]')
+    return TableWords(aliases, short, corrections, tuple(word(x, f"{where} help[{n}]") for n, x in enumerate(lines)))
+
+
+@lru_cache(maxsize=None)
+def _words(path: Path, catalogue: tuple[tuple[str, ActionSpec], ...]) -> TableWords:
+    return load_words(path, dict(catalogue))
 
 
 @dataclass
@@ -231,6 +328,16 @@ class Ruleset:
 
     def option_label(self, decision: Decision, enc: "Encounter") -> str:
         return f"option {decision.option}"
+
+    # ---- table words (agents/autopilot/words.py) ---------------------------------------------------------
+    words_file: Path | None = None  # the ruleset's words.yaml (`load_words`); None: the core's table words only
+
+    def words(self) -> TableWords:
+        """The ruleset's table words: its `words_file`, read once; none without one."""
+        if self.words_file is None:
+            return TableWords()
+        return _words(Path(self.words_file), tuple(self.catalogue.items()))
+
 
     # ---- features for learning agents (numbers only; the envs package turns them into arrays) ----------
     n_unit_features: int = 0

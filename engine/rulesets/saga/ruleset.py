@@ -179,6 +179,7 @@ class SagaRuleset(Ruleset):
                               "swift": ("swift", "move", "standard")},
                       full_round="full_round", full_round_needs=("standard", "move", "swift"))
     catalogue = load_catalogue(Path(__file__).parent / "actions.yaml")
+    words_file = Path(__file__).parent / "words.yaml"  # the autopilot's table words
 
     # ---- units ----------------------------------------------------------------------------------------
     def templates(self) -> dict[str, dict]:
