@@ -1,0 +1,142 @@
+"""Grid intersections, blasts and the scatter of a missed throw.
+
+A decision names a grid intersection through its `square`: Decision(square=(x, y)) aimed at an intersection means
+the intersection at the top-left corner of square (x, y), so the intersections a decision can name are the corners
+(0..width-1, 0..height-1) of the map's squares (the far right and bottom edges of the map cannot be named; they
+are border walls on every map the generator draws). Distances to and from an intersection are counted from
+intersection to intersection as the Core Rulebook measures areas, with the alternating diagonal (5-10-5 ft).
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from engine.core.grid import DIRECTIONS
+
+if TYPE_CHECKING:
+    from engine.core.grid import Grid
+
+Point = tuple[int, int]
+
+
+def _alternating(dx: int, dy: int) -> int:
+    dx, dy = abs(dx), abs(dy)
+    return max(dx, dy) + min(dx, dy) // 2
+
+
+def _gap(p: int, lo: int) -> int:
+    """Distance along one axis from coordinate p of an intersection to the square spanning lo..lo+1."""
+    return lo - p if p < lo else (p - lo - 1 if p > lo + 1 else 0)
+
+
+def point_distance(square: tuple[int, int], point: Point) -> int:
+    """Squares (of 5 ft) from a square's nearest corner to an intersection: 0 for one of its own corners."""
+    return _alternating(_gap(point[0], square[0]), _gap(point[1], square[1]))
+
+
+def corners(point: Point) -> tuple[tuple[int, int], ...]:
+    """The four squares that touch an intersection."""
+    x, y = point
+    return ((x - 1, y - 1), (x, y - 1), (x - 1, y), (x, y))
+
+
+def _open_corners(g: "Grid", point: Point) -> list[int]:
+    """The touching squares inside the map that a creature could stand in (flat indices)."""
+    out = []
+    for x, y in corners(point):
+        if g.inside(x, y):
+            i = y * g.width + x
+            if g.passable(i):
+                out.append(i)
+    return out
+
+
+def reaches(g: "Grid", square: tuple[int, int], point: Point) -> bool:
+    """Line of effect from a square to an intersection: to one of the open squares touching it."""
+    i = g.index(*square)
+    return any(j == i or g.sight(i, j)[1] for j in _open_corners(g, point))
+
+
+def _memo(g: "Grid", name: str) -> dict:
+    geo = g._geometry
+    tables = geo.memo.setdefault(name, {})
+    key = g._door_key()
+    got = tables.get(key)
+    if got is None:
+        if len(tables) > 32:
+            tables.clear()
+        got = tables[key] = {}
+    elif len(got) > 20000:
+        got.clear()
+    return got
+
+
+def targetable(g: "Grid", square: tuple[int, int], max_squares: int) -> tuple[tuple[Point, int], ...]:
+    """(intersection, distance in squares) of every intersection a decision can name that lies within
+    `max_squares` of `square` and in its line of effect; cached per map, door state, square and range."""
+    memo = _memo(g, "starfinder_points")
+    key = (square, max_squares)
+    got = memo.get(key)
+    if got is None:
+        out = []
+        sx, sy = square
+        for y in range(max(0, sy - max_squares), min(g.height, sy + max_squares + 2)):
+            for x in range(max(0, sx - max_squares), min(g.width, sx + max_squares + 2)):
+                d = point_distance(square, (x, y))
+                if d <= max_squares and reaches(g, square, (x, y)):
+                    out.append(((x, y), d))
+        got = memo[key] = tuple(out)
+    return got
+
+
+def blast(g: "Grid", point: Point, radius_ft: int) -> frozenset[tuple[int, int]]:
+    """Squares a burst of `radius_ft` from an intersection fills: those whose far corner is within the radius and
+    that the burst has line of effect to (from an open square touching the intersection)."""
+    memo = _memo(g, "starfinder_blasts")
+    key = (point, radius_ft)
+    got = memo.get(key)
+    if got is None:
+        r = radius_ft // 5
+        px, py = point
+        origins = _open_corners(g, point)
+        out = set()
+        for y in range(max(0, py - r), min(g.height, py + r)):
+            for x in range(max(0, px - r), min(g.width, px + r)):
+                far = _alternating(max(abs(x - px), abs(x + 1 - px)), max(abs(y - py), abs(y + 1 - py)))
+                if far > r:
+                    continue
+                i = y * g.width + x
+                if i in origins or any(g.sight(o, i)[1] for o in origins):
+                    out.add((x, y))
+        got = memo[key] = frozenset(out)
+    return got
+
+
+def toward(point: Point, square: tuple[int, int]) -> int:
+    """The index in DIRECTIONS (clockwise on the map, y downwards) of the one of the 8 directions nearest to the
+    line from an intersection to the centre of a square."""
+    dx, dy = square[0] + 0.5 - point[0], square[1] + 0.5 - point[1]
+    angle = math.atan2(dy, dx)  # 0 = east, positive = clockwise on a map drawn with y downwards
+    return round(angle / (math.pi / 4)) % 8
+
+
+def scatter(point: Point, thrower: tuple[int, int], direction_roll: int, distance_roll: int,
+            width: int, height: int) -> Point:
+    """Where a missed throw lands: 1d8 gives the direction (1 short, in a straight line toward the thrower; 2-8 on
+    round the target clockwise), 1d4 the squares; the landing point is kept on the map."""
+    k = (toward(point, thrower) + direction_roll - 1) % 8
+    dx, dy = DIRECTIONS[k]
+    x = min(max(point[0] + dx * distance_roll, 0), width)
+    y = min(max(point[1] + dy * distance_roll, 0), height)
+    return x, y
+
+
+def closest_to(point: Point, squares: list[tuple[int, tuple[int, int]]]) -> int | None:
+    """The id of the unit (of (id, square) pairs) whose square's centre is closest to an intersection; ties go to
+    the lowest id (the Core Rulebook lets the attacker choose)."""
+    best = None
+    for uid, (x, y) in squares:
+        d = ((2 * x + 1 - 2 * point[0]) ** 2 + (2 * y + 1 - 2 * point[1]) ** 2, uid)
+        if best is None or d < best:
+            best = d
+    return None if best is None else best[1]
