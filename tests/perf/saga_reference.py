@@ -116,11 +116,23 @@ class ReferenceSagaRuleset(Ruleset):
                 ev.append(Event("pin_ends", u.id, other.id))
         if enc.round - s["recover_round"] > 1:
             s["recover"] = 0
+        self._expire_aid(enc, False)
         return ev
 
     def end_turn(self, enc: Encounter, u: Unit, dice: Dice) -> list[Event]:
         u.state["aimed"] = False  # issue 24: an aim not used this turn is lost
+        self._expire_aid(enc, True)
         return []
+
+    def _expire_aid(self, enc: Encounter, ending: bool) -> None:
+        """issue 24: an aid lasts until the end of the aider's next turn ((round, slot) in extra["aid_until"])."""
+        until = enc.extra.get("aid_until", {})
+        for key in list(until):
+            r, slot = until[key]
+            if (r, slot) < (enc.round, enc.turn) or (ending and (r, slot) == (enc.round, enc.turn)):
+                del until[key]
+                tid, side = key.split(":")
+                enc.units[int(tid)].state["aid"].pop(side, None)
 
     # ---- legality -------------------------------------------------------------------------------------------
     def legal_actions(self, enc: Encounter, a: Unit) -> list[Decision]:
@@ -532,6 +544,7 @@ class ReferenceSagaRuleset(Ruleset):
         hit = face == 20 or (face != 1 and total >= defense)
         if aided:
             t.state["aid"].pop(a.side, None)
+            enc.extra.get("aid_until", {}).pop(f"{t.id}:{a.side}", None)
         if a.state["suppressed"]:
             notes.append("suppressed -2")
             a.state["suppressed"] = 0
@@ -581,6 +594,7 @@ class ReferenceSagaRuleset(Ruleset):
         hit, more = self._attack(enc, a, t, n, dice, defense=10, damage=False, why="aid another")
         if hit:
             t.state["aid"][a.side] = a.id
+            enc.extra.setdefault("aid_until", {})[f"{t.id}:{a.side}"] = [enc.round + 1, enc.turn]
             more.append(Event("aided", a.id, t.id, bonus=2))
         return ev + more
 

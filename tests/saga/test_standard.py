@@ -49,6 +49,35 @@ def test_aid_another_helps_an_ally_once_not_the_aider():
     assert first(step(b, "melee_attack", "T", faces=[1]), "attack").get("bonus") == 0  # spent
 
 
+# The +2 is for an ally's next attack on that opponent made before the end of the aider's next turn (issue 24: it
+# never expired). A aids against T; B attacks T after skipping `waits` of its turns (A helpless from then on when
+# `helpless`: its next turn, skipped, passes all the same).
+@pytest.mark.parametrize("order,waits,helpless,bonus", [
+    (["A", "B", "T"], 0, False, 2),  # B's turn this round
+    (["A", "B", "T"], 1, False, 0),  # next round, after A's next turn
+    (["B", "A", "T"], 0, False, 2),  # next round, before A's next turn
+    (["B", "A", "T"], 1, False, 0),
+    (["A", "B", "T"], 0, True, 2),
+    (["A", "B", "T"], 1, True, 0),
+])
+def test_aid_lasts_until_the_end_of_the_aiders_next_turn(order, waits, helpless, bonus):
+    units = [unit("A", "pcs", (0, 0), SWORD), unit("B", "pcs", (0, 1), SWORD), unit("T", "npcs", (1, 0), SWORD)]
+    b = make(floor(3, 2), units, order=order)
+    while b.actor.name != "A":
+        end(b)
+    assert "aided" in kinds(step(b, "aid_attack", "T", faces=[10]))
+    if helpless:
+        u(b, "A").state["ct"] = 5
+    end(b)
+    for k in range(waits + 1):
+        while b.actor.name != "B":
+            end(b)
+        if k < waits:
+            end(b)
+    assert first(step(b, "melee_attack", "T", faces=[1]), "attack").get("bonus") == bonus
+    assert not u(b, "T").state["aid"] and not b.enc.extra["aid_until"]  # spent or expired
+
+
 def test_aider_own_attack_gets_no_bonus():
     b = make(floor(3, 1), [unit("A", "pcs", (0, 0), SWORD), unit("T", "npcs", (1, 0), SWORD)])
     step(b, "aid_attack", "T", faces=[10])

@@ -241,11 +241,28 @@ class SagaRuleset(Ruleset):
                 ev.append(new_event("pin_ends", uid, other.id, {}))
         if enc.round - s["recover_round"] > 1:
             s["recover"] = 0
+        if enc.extra.get("aid_until"):  # an aider skipped at its next turn: that turn has passed
+            self._expire_aid(enc, False)
         return ev
 
     def end_turn(self, enc: Encounter, u: Unit, dice: Dice) -> list[Event]:
         u.state["aimed"] = False  # an aim not used this turn is lost (RULES.md, Aim)
+        if enc.extra.get("aid_until"):
+            self._expire_aid(enc, True)
         return []
+
+    @staticmethod
+    def _expire_aid(enc: Encounter, ending: bool) -> None:
+        """Drop the aid bonuses (`state["aid"]`) whose aider's next turn is over: at the end of that turn (`ending`),
+        or at the start of any later one. `enc.extra["aid_until"]` keeps, per "target id:side", the (round, slot
+        in the order) of the aider's next turn."""
+        until = enc.extra["aid_until"]
+        now = [enc.round, enc.turn]
+        for key, when in list(until.items()):
+            if when < now or (ending and when == now):
+                del until[key]
+                tid, side = key.split(":", 1)
+                enc.units[int(tid)].state["aid"].pop(side, None)
 
     # ---- legality -------------------------------------------------------------------------------------------
     def legal_actions(self, enc: Encounter, a: Unit) -> list[Decision]:
@@ -757,6 +774,7 @@ class SagaRuleset(Ruleset):
         hit = face == 20 or (face != 1 and total >= defense)
         if aided:
             t.state["aid"].pop(a.side, None)
+            enc.extra.get("aid_until", {}).pop(f"{t.id}:{a.side}", None)
         if s["suppressed"]:
             notes.append("suppressed -2")
             s["suppressed"] = 0
@@ -806,8 +824,9 @@ class SagaRuleset(Ruleset):
         if a.down:
             return ev
         hit, more = self._attack(enc, a, t, n, dice, defense=10, damage=False, why="aid another")
-        if hit:
+        if hit:  # for an ally's next attack on t made before the end of a's next turn (RULES.md)
             t.state["aid"][a.side] = a.id
+            enc.extra.setdefault("aid_until", {})[f"{t.id}:{a.side}"] = [enc.round + 1, enc.turn]
             more.append(new_event("aided", a.id, t.id, {"bonus": 2}))
         return ev + more
 
