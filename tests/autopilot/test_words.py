@@ -56,12 +56,13 @@ def test_saga_short_words_and_listing(yard):
         assert command_for(Decision(key), yard, RS) == word
     assert command_for(Decision("ranged_attack", 2), yard, RS) == 'shoot "Trooper 1"'
     listing = legal_listing(b)
-    assert 'shoot "Trooper 1" [standard]: Ranged attack' in listing and 'defend [standard]: Fight defensively' in listing
+    assert 'shoot "Trooper 1" [standard]: Ranged attack' in listing
+    assert "defend [standard]: Fight defensively" in listing
     assert "attack NAME: melee attack or ranged attack, whichever is legal (melee attack first)" in listing
     assert parse_decision('attack "Trooper 1"', b) == Decision("ranged_attack", 2)  # no melee in reach: ranged
 
 
-def _walk_states(rs, b: Battle, seed: int, steps: int):
+def _walk_states(b: Battle, seed: int, steps: int):
     rng = random.Random(seed)
     for _ in range(steps):
         if b.over:
@@ -98,7 +99,7 @@ def test_every_legal_decision_is_typed_back_by_its_command(rid, yard):
         rs, a, e, _ = TOYS[rid]
         b = _toy_battle(rs, a, e)
     seen = set()
-    for _ in _walk_states(rs, b, 7, 60):
+    for _ in _walk_states(b, 7, 60):
         for d in b.legal():
             assert parse_decision(command_for(d, b.enc, rs), b) == d
             seen.add(d.action)
