@@ -62,6 +62,24 @@ def within_reach(g, a: tuple[int, int], t: tuple[int, int], feet: int) -> bool:
     return ok and g.line_of_effect(a, t)
 
 
+def reach_squares(g, pos: tuple[int, int], feet: int) -> tuple[int, ...]:
+    """The squares (flat indices) within a reach of `pos` (`within_reach`), cached per map, door state, square and
+    reach."""
+    geo = g._geometry
+    tables = geo.memo.setdefault("starfinder_reach", {})
+    key = (g._door_key(), pos, feet)
+    got = tables.get(key)
+    if got is None:
+        if len(tables) > 50_000:
+            tables.clear()
+        r = 2 if feet == 10 else feet // 5
+        x0, y0 = pos
+        got = tables[key] = tuple(y * g.width + x for y in range(max(0, y0 - r), min(g.height, y0 + r + 1))
+                                  for x in range(max(0, x0 - r), min(g.width, x0 + r + 1))
+                                  if (x, y) != pos and within_reach(g, pos, (x, y), feet))
+    return got
+
+
 class Movement:
     """Threat, reactions and movement (mixed into StarfinderRuleset)."""
 
@@ -107,12 +125,8 @@ class Movement:
         for e in enc.units:
             if e.side == mover.side or e.id == exclude or not self.can_aoo(enc, e):
                 continue
-            n = self.melee_weapon(e)
-            feet = reach_feet(e, n)
-            r = 2 if feet == 10 else feet // 5
-            for sq in g.within(e.pos, r):
-                if within_reach(g, e.pos, sq, feet):
-                    out.setdefault(sq[1] * w + sq[0], []).append(e.id)
+            for i in reach_squares(g, e.pos, reach_feet(e, self.melee_weapon(e))):
+                out.setdefault(i, []).append(e.id)
         return out
 
     # ---- reactions ------------------------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from . import conditions as K
 from . import stats as S
 from .abilities import Abilities
 from .maneuvers import Maneuvers
-from .movement import Movement, reach_feet, speed_squares, within_reach
+from .movement import Movement, reach_feet, reach_squares, speed_squares, within_reach
 
 FULL = "full"
 _HERE = Path(__file__).parent
@@ -420,14 +420,13 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         if not g.line_of_sight(a.pos, t.pos):
             return None
         feet = reach_feet(a, n)
-        r = 2 if feet == 10 else max(1, feet // 5)
         occupied = {u.pos for u in enc.units if not u.down and u is not a}
         limit = 2 * speed_squares(a)
         best: int | None = None
         found = None
-        for end in sorted(g.within(t.pos, r), key=lambda sq: (g.distance(a.pos, sq), sq[1], sq[0])):
-            if not within_reach(g, end, t.pos, feet):
-                continue
+        ends = sorted((g.xy(i) for i in reach_squares(g, t.pos, feet)),
+                      key=lambda sq: (g.distance(a.pos, sq), sq[1], sq[0]))
+        for end in ends:
             d = g.distance(a.pos, end)
             if best is not None and d > best:
                 break
