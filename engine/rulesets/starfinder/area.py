@@ -40,21 +40,25 @@ def corners(point: Point) -> tuple[tuple[int, int], ...]:
     return ((x - 1, y - 1), (x, y - 1), (x - 1, y), (x, y))
 
 
-def _open_corners(g: "Grid", point: Point) -> list[int]:
-    """The touching squares inside the map that a creature could stand in (flat indices)."""
-    out = []
-    for x, y in corners(point):
-        if g.inside(x, y):
-            i = y * g.width + x
-            if g.passable(i):
-                out.append(i)
-    return out
+def clear(g: "Grid", a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """Line of effect between two points of the map (in squares, (0, 0) the map's top-left corner): nothing that
+    blocks effect (a wall, a closed door, a window) on the squares the segment crosses, its ends excepted."""
+    codes = g.line_codes()
+    w, h = g.width, g.height
+    ax, ay = a
+    dx, dy = b[0] - ax, b[1] - ay
+    n = 8 * int(max(abs(dx), abs(dy)) + 1) + 1
+    for k in range(1, n):
+        t = k / n
+        x, y = int(ax + t * dx), int(ay + t * dy)
+        if not (0 <= x < w and 0 <= y < h) or codes[y * w + x] >= 3:
+            return False
+    return True
 
 
 def reaches(g: "Grid", square: tuple[int, int], point: Point) -> bool:
-    """Line of effect from a square to an intersection: to one of the open squares touching it."""
-    i = g.index(*square)
-    return any(j == i or g.sight(i, j)[1] for j in _open_corners(g, point))
+    """Line of effect from a square's centre to an intersection."""
+    return clear(g, (square[0] + 0.5, square[1] + 0.5), point)
 
 
 def _memo(g: "Grid", name: str) -> dict:
@@ -90,23 +94,19 @@ def targetable(g: "Grid", square: tuple[int, int], max_squares: int) -> tuple[tu
 
 
 def blast(g: "Grid", point: Point, radius_ft: int) -> frozenset[tuple[int, int]]:
-    """Squares a burst of `radius_ft` from an intersection fills: those whose far corner is within the radius and
-    that the burst has line of effect to (from an open square touching the intersection)."""
+    """Squares a burst of `radius_ft` from an intersection fills: open squares whose far corner is within the radius
+    and whose centre the intersection has line of effect to."""
     memo = _memo(g, "starfinder_blasts")
     key = (point, radius_ft)
     got = memo.get(key)
     if got is None:
         r = radius_ft // 5
         px, py = point
-        origins = _open_corners(g, point)
         out = set()
         for y in range(max(0, py - r), min(g.height, py + r)):
             for x in range(max(0, px - r), min(g.width, px + r)):
                 far = _alternating(max(abs(x - px), abs(x + 1 - px)), max(abs(y - py), abs(y + 1 - py)))
-                if far > r:
-                    continue
-                i = y * g.width + x
-                if i in origins or any(g.sight(o, i)[1] for o in origins):
+                if far <= r and g.passable(y * g.width + x) and clear(g, point, (x + 0.5, y + 0.5)):
                     out.add((x, y))
         got = memo[key] = frozenset(out)
     return got
