@@ -2,17 +2,14 @@
 
 Everything the session reads comes through `ask(prompt) -> str` and everything it prints through
 `say(text)` (and `show(encounter)` for the map), so a test can script a whole session. Any typo gets a
-hint, never a traceback; every decision and correction can be undone.
+hint, never a traceback; every decision and correction can be undone. The state and every change to it are
+`core.SessionCore`'s (the browser's session drives the same core); this module is the terminal around it.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
-from engine.core.battle import Battle
-from engine.core.decision import END, Decision
 from engine.core.dice import AskedDice, Dice, DiceStopped, SeededDice
 from engine.core.economy import Economy
 from engine.core.errors import IllegalAction, InputError
@@ -21,12 +18,11 @@ from engine.core.narration import narrate_events
 from engine.core.policy import Policy
 from engine.core.ruleset import Ruleset
 from engine.core.state import Encounter
-from engine.rulesets import get_ruleset
 
 from agents.render import map_text, markers
 
-from .chooser import Chooser, Proposal, estimate_of
-from .log import BattleLog
+from .chooser import Proposal, estimate_of
+from .core import Interrupted, Quit, SavedSession, SessionCore, load_state, read_session  # noqa: F401 (re-exported)
 from .words import command_for, correction_help, decision_help, find_unit, legal_listing, parse_decision, tokens
 
 # the commands; {decisions} and {corrections} are the ruleset's words (help_text)
@@ -56,14 +52,6 @@ def help_text(ruleset) -> str:
                        corrections=", such as" + fixes if fixes else "")
 
 
-class Quit(Exception):
-    """The GM ended the session (quit, or the input ran out)."""
-
-
-class Interrupted(Quit):
-    """The GM pressed Ctrl-C: the session offers to save before it ends."""
-
-
 STOP_WORDS = ("undo", "quit", "exit")  # what a dice prompt takes besides faces
 
 
@@ -77,26 +65,9 @@ class Result:
     events: list[Event] = field(default_factory=list)
 
 
-@dataclass
-class _Snapshot:
-    enc: Encounter
-    dice_state: object
-    n_events: int
-    n_log: int
-    vetoed: set
-    what: str
-
-
-def _touched(enc: Encounter) -> None:
-    """A GM edited the state outside the rules: drop derived caches."""
-    enc.version += 1
-    for k in [k for k in enc.__dict__ if k.startswith("_") and "cache" in k]:
-        enc.__dict__.pop(k, None)
-
-
-class Session:
-    """One autopilot session. `pcs=None` means the GM plays the first side (the PCs) and approves NPC
-    decisions; with a `pcs` policy the whole battle plays itself."""
+class Session(SessionCore):
+    """One autopilot session at the terminal. `pcs=None` means the GM plays the first side (the PCs) and approves
+    NPC decisions; with a `pcs` policy the whole battle plays itself."""
 
     def __init__(self, enc: Encounter, ruleset: Ruleset, npcs: Policy, pcs: Policy | None = None, *,
                  dice: str = "auto", difficulty: str = "deadly", seed: int | None = 0,
@@ -105,29 +76,13 @@ class Session:
                  max_decisions: int = 20000):
         if dice not in ("auto", "manual"):
             raise InputError(f"dice must be auto or manual, not '{dice}'", "--dice")
-        self.ruleset, self.seed = ruleset, seed
         self.say = say
         self._ask_fn = ask or input
         self.show_fn = show
-        self.gm_side = ruleset.sides[0] if pcs is None else None
-        self.interactive = pcs is None
-        self.dice_mode = dice
-        self.dice: Dice = SeededDice(seed) if dice == "auto" else AskedDice(self.ask, self.say, stop=STOP_WORDS,
-                                                                            shown=self._preview)
-        self.battle = Battle(enc, ruleset, self.dice)
-        self.npc_chooser = Chooser(npcs, difficulty, seed)
-        self.pc_chooser = Chooser(pcs, "deadly", None if seed is None else seed + 1) if pcs else None
-        self.initiative = initiative
-        self.max_decisions = max_decisions
-        self.events: list[Event] = []
-        self.log = BattleLog(enc.name or "Battle")
-        self.undo_stack: list[_Snapshot] = []
-        self.vetoed: set[Decision] = set()
-        self.decisions = 0
-        self._turn_key = None
-        self._round_logged = 0
-        self._proposal: tuple | None = None
-        self._kept_vetoes: tuple[tuple, set[Decision]] | None = None  # (turn key, vetoes) a load brought back
+        rolled: Dice = SeededDice(seed) if dice == "auto" else AskedDice(self.ask, self.say, stop=STOP_WORDS,
+                                                                         shown=self._preview)
+        super().__init__(enc, ruleset, npcs, pcs, dice=rolled, dice_mode=dice, difficulty=difficulty, seed=seed,
+                         say=say, initiative=initiative, max_decisions=max_decisions)
 
     # ---- I/O ---------------------------------------------------------------------------------------
     def ask(self, prompt: str) -> str:
@@ -146,19 +101,6 @@ class Session:
             self.show_fn(self.enc)
         else:
             self.say(map_text(self.enc, self.ruleset))
-
-    @property
-    def enc(self) -> Encounter:
-        return self.battle.enc
-
-    def narrate(self, events: list[Event]) -> list[str]:
-        lines = narrate_events(events, self.enc, self.ruleset)
-        for line in lines:
-            self.say(("  " if not line.startswith("--") else "") + line)
-            if line.startswith("-- Round"):
-                continue
-            self.log.item(line)
-        return lines
 
     def _preview(self, events: list[Event]) -> None:
         """What a decision being resolved has shown so far (an attack's result before its damage is asked);
@@ -185,7 +127,7 @@ class Session:
                 elif self.interactive:
                     self._npc_interactive()
                 else:
-                    self._auto()
+                    self.play_policy()
         except (Quit, KeyboardInterrupt) as e:
             quit_ = True
             if not isinstance(e, Quit) or isinstance(e, Interrupted):
@@ -220,7 +162,7 @@ class Session:
                 events = self.battle.start(init)
                 break
             except (DiceStopped, InputError, Quit) as e:  # undo (or no valid roll) at an initiative roll: again
-                self.battle = Battle(before.clone(), self.ruleset, self.dice)
+                self._new_battle(before.clone())
                 if isinstance(e, Quit):
                     raise
                 if isinstance(e, DiceStopped) and e.word != "undo":
@@ -230,13 +172,7 @@ class Session:
                 self.say("Initiative taken back: every roll again, from the first unit.")
         else:
             raise Quit()
-        enc = self.enc
-        self.log.heading("Initiative")
-        for uid in enc.order:
-            u = enc.units[uid]
-            self.log.item(f"{u.name} ({u.side}): {enc.initiative[uid]}")
-        self.say("Initiative: " + ", ".join(f"{enc.units[i].name} {enc.initiative[i]}" for i in enc.order))
-        self._after(events, narrate_initiative=False)
+        self._started(events)
 
     def _initiative(self) -> dict[int, int] | None:
         enc = self.enc
@@ -256,41 +192,17 @@ class Session:
         return None
 
     def _turn_header(self) -> None:
-        enc = self.enc
-        key = (enc.round, enc.turn, enc.phase_index, enc.actor_id)
-        if key == self._turn_key:
+        new_round = self.sync_turn()
+        if new_round is None:
             return
-        self._turn_key = key
-        kept = self._kept_vetoes
-        self.vetoed = set(kept[1]) if kept is not None and kept[0] == key else set()
-        self._kept_vetoes = None
-        self._proposal = None
+        enc = self.enc
         actor = enc.actor
-        if enc.round != self._round_logged:
-            self._round_logged = enc.round
-            self.log.heading(f"Round {enc.round}")
-            if not self.interactive:
-                self.say(f"\n== Round {enc.round} ==")
-                self.show()
+        if new_round and not self.interactive:
+            self.say(f"\n== Round {enc.round} ==")
+            self.show()
         if self.interactive:
             self.show()
-        self.log.lines.append(f"\n**{actor.name}'s turn** ({actor.side}, {max(0, actor.hp)}/{actor.max_hp} HP)\n")
         self.say(f"Round {enc.round}: {actor.name}'s turn ({actor.side}) - left: {Economy.describe(enc.budget)}")
-
-    def _auto(self) -> None:
-        actor = self.battle.actor
-        chooser = self.pc_chooser if (self.pc_chooser and actor.side == self.ruleset.sides[0]) else self.npc_chooser
-        prop = chooser.propose(self.battle)
-        for n in prop.notes:
-            self.log.note(n)
-        self.apply(prop.decision)
-
-    # ---- NPC turns ---------------------------------------------------------------------------------
-    def _current_proposal(self) -> Proposal:
-        key = (self.enc.version, frozenset(self.vetoed), id(self.enc))
-        if self._proposal is None or self._proposal[0] != key:
-            self._proposal = (key, self.npc_chooser.propose(self.battle, self.vetoed))
-        return self._proposal[1]
 
     def explain(self, prop: Proposal) -> str:
         enc, rs = self.enc, self.ruleset
@@ -320,15 +232,11 @@ class Session:
         line = self.ask("Enter = accept, no = veto, or type a decision or command: ")
         s = line.strip()
         if s.lower() in ("", "y", "yes", "ok", "accept"):
-            for n in prop.notes:
-                self.log.note(n)
-            self.apply(prop.decision)
+            self.accept(prop)
         elif s.lower() in ("no", "n", "veto"):
-            if prop.decision == END and all(d in self.vetoed or d == END for d in self.battle.legal()):
+            if self.veto(prop) is None:
                 self.say("Everything else is vetoed: ending the turn is all that is left (Enter to accept).")
                 return
-            self.vetoed.add(prop.decision)
-            self.log.note(f"GM vetoed: {command_for(prop.decision, self.enc, self.ruleset)}")
             self.say(f"Vetoed {command_for(prop.decision, self.enc, self.ruleset)}; the next best:")
         else:
             self.command(s)
@@ -368,18 +276,13 @@ class Session:
 
     def apply(self, d: Decision) -> list[Event]:
         """Play a decision of the acting unit (undoable); illegal ones are refused with the reason."""
-        enc = self.enc
-        actor = enc.actor
-        what = command_for(d, enc, self.ruleset)
-        self._push(f"{actor.name}: {what}")
+        what = command_for(d, self.enc, self.ruleset) if self.enc.actor is not None else ""
         try:
-            events = self.battle.step(d)
+            return super().apply(d)
         except IllegalAction:
-            self.undo_stack.pop()
             raise
         except (InputError, Quit, DiceStopped, KeyboardInterrupt) as e:
             # at a dice prompt the GM typed undo or quit, pressed Ctrl-C, or gave no valid roll: it never happened
-            self._restore(self.undo_stack.pop())
             if isinstance(e, KeyboardInterrupt):
                 raise Interrupted() from None
             if isinstance(e, Quit):
@@ -389,202 +292,6 @@ class Session:
             self.say(f"Taken back: {what} (nothing of it happened)." if isinstance(e, DiceStopped)
                      else f"{e}; the decision was taken back.")
             return []
-        self.decisions += 1
-        self._after(events)
-        return events
-
-    def _after(self, events: list[Event], narrate_initiative: bool = True) -> None:
-        self.events += events
-        for e in events:
-            if e.kind == "damage" and e.actor is not None:
-                for ch in (self.npc_chooser, self.pc_chooser):
-                    if ch is not None:
-                        ch.dealt[e.actor] = ch.dealt.get(e.actor, 0) + int(e.get("amount", 0))
-        shown = [e for e in events if narrate_initiative or e.kind != "initiative"]
-        self.narrate([e for e in shown if e.kind not in ("turn_start", "round_start")])
-
-    # -- undo / save / load --
-    def _push(self, what: str) -> None:
-        ds = self.dice.getstate() if isinstance(self.dice, SeededDice) else None
-        self.undo_stack.append(_Snapshot(self.enc.clone(), ds, len(self.events), len(self.log), set(self.vetoed),
-                                         what))
-        if len(self.undo_stack) > 500:
-            del self.undo_stack[0]
-
-    def _restore(self, snap: _Snapshot) -> None:
-        enc = snap.enc.clone()
-        _touched(enc)
-        self.battle = Battle(enc, self.ruleset, self.dice)
-        if snap.dice_state is not None and isinstance(self.dice, SeededDice):
-            self.dice.setstate(snap.dice_state)
-        if isinstance(self.dice, AskedDice):
-            self.dice.clear()
-        del self.events[snap.n_events:]
-        self.log.truncate(snap.n_log)
-        self.vetoed = set(snap.vetoed)
-        self._proposal = None
-        self._turn_key = (enc.round, enc.turn, enc.phase_index, enc.actor_id)
-
-    def cmd_undo(self, args) -> None:
-        if not self.undo_stack:
-            self.say("Nothing to undo.")
-            return
-        snap = self.undo_stack.pop()
-        self._restore(snap)
-        self.decisions = max(0, self.decisions - 1)
-        self.say(f"Undone: {snap.what}. Round {self.enc.round}, {self.enc.actor.name if self.enc.actor else '-'} "
-                 f"to act (left: {Economy.describe(self.enc.budget)}).")
-
-    def cmd_save(self, args) -> None:
-        if not args or not args[0].strip():
-            raise InputError("save needs a file name", "save", "save FILE.json")
-        data = self.enc.to_dict()
-        seeded = isinstance(self.dice, SeededDice)
-        data["autopilot"] = {"seed": self.seed, "dice": self.dice_mode,
-                             "dice_state": _jsonable(self.dice.getstate()) if seeded else None,
-                             "turn": list(self._turn_key) if self._turn_key else None,
-                             "vetoed": [d.to_dict() for d in sorted(self.vetoed, key=repr)]}
-        p = Path(args[0])
-        try:
-            p.write_text(json.dumps(data, indent=1))
-        except OSError as e:
-            raise InputError(f"could not write {p}: {e.strerror or e}", "save",
-                             "save to a file in a folder that exists, e.g. save battle.json") from None
-        self.say(f"Saved to {p}.")
-
-    def cmd_load(self, args) -> None:
-        if not args or not args[0].strip():
-            raise InputError("load needs a file name", "load", "load FILE.json")
-        saved = read_session(args[0], self.ruleset)
-        self._push(f"load {args[0]}")
-        self.resume(saved)
-        self.log.note(f"GM loaded {args[0]}")
-        self.say(f"Loaded {args[0]}: round {saved.enc.round}.")
-
-    def resume(self, saved: "SavedSession") -> None:
-        """Carry on from a saved session: its battle, its dice (when rolled here) and the vetoes of its turn."""
-        self.battle = Battle(saved.enc, self.ruleset, self.dice)
-        if saved.dice_state is not None and isinstance(self.dice, SeededDice):
-            self.dice.setstate(saved.dice_state)
-        self._kept_vetoes = (saved.turn, set(saved.vetoed)) if saved.vetoed and saved.turn else None
-        self._proposal = None
-        self._turn_key = None
-
-    # -- corrections --
-    def _unit(self, words: list[str], what: str):
-        if not words:
-            raise InputError(f"{what} needs a unit name", what)
-        u = find_unit(self.enc, " ".join(words), markers(self.enc))
-        if u is None:
-            raise InputError(f"no unit called '{' '.join(words)}'", what,
-                             "units: " + ", ".join(x.name for x in self.enc.units))
-        return u
-
-    def _split_tail(self, args: list[str], n: int, what: str, form: str) -> tuple[list[str], list[str]]:
-        if len(args) < n + 1:
-            raise InputError(f"{what} needs {form}", what, f"type {what} {form}")
-        return args[:-n], args[-n:]
-
-    def _corrected(self, text: str) -> None:
-        enc = self.enc
-        _touched(enc)
-        self.log.note(f"GM: {text}")
-        self.say(f"GM: {text}")
-        events = self.battle._check_victory()
-        actor = enc.actor
-        if not enc.over and actor is not None and not self.ruleset.can_act(enc, actor):
-            try:
-                events += self.battle.step(END)
-            except DiceStopped as e:  # a roll as the next turn starts: the correction is taken back whole
-                self._restore(self.undo_stack.pop())
-                if e.word != "undo":
-                    raise Quit()
-                self.say(f"Taken back: {text}.")
-                return
-        if events:
-            self._after(events)
-
-    def cmd_hp(self, args) -> None:
-        name, (n,) = self._split_tail(args, 1, "hp", "NAME N")
-        u = self._unit(name, "hp")
-        try:
-            hp = int(n)
-        except ValueError:
-            raise InputError(f"'{n}' is not a number of hit points", "hp", "hp NAME N")
-        self._push(f"hp {u.name} {hp}")
-        u.hp = min(hp, u.max_hp) if hp > 0 else hp
-        if u.hp <= 0:
-            u.down = True
-        elif u.down and not u.dead:
-            u.down = False
-        self._corrected(f"{u.name} at {u.hp}/{u.max_hp} HP" + (" (down)" if u.down else ""))
-
-    def cmd_place(self, args) -> None:
-        name, (xs, ys) = self._split_tail(args, 2, "place", "NAME X Y")
-        u = self._unit(name, "place")
-        try:
-            x, y = int(xs), int(ys)
-        except ValueError:
-            raise InputError("the square must be two numbers", "place", "place NAME X Y")
-        g = self.enc.grid
-        if not g.inside(x, y):
-            raise InputError(f"({x}, {y}) is outside the {g.width}x{g.height} map", "place")
-        if not g.passable(g.index(x, y)):
-            raise InputError(f"({x}, {y}) is {g.kind(g.index(x, y)).replace('_', ' ')}", "place",
-                             "pick an open square")
-        other = self.enc.occupant((x, y))
-        if other is not None and other.id != u.id:
-            raise InputError(f"{other.name} stands at ({x}, {y})", "place")
-        self._push(f"place {u.name} {x} {y}")
-        u.pos = (x, y)
-        self._corrected(f"{u.name} placed at ({x}, {y})")
-
-    def _conditions(self, u) -> list[str]:
-        return ["down", "dead"] + sorted(k for k, v in u.state.items() if isinstance(v, bool))
-
-    def _set_condition(self, args, on: bool) -> None:
-        what = "add" if on else "remove"
-        name, (cond,) = self._split_tail(args, 1, what, "NAME CONDITION")
-        u = self._unit(name, what)
-        cond = cond.lower()
-        if cond not in self._conditions(u):
-            raise InputError(f"'{cond}' is not a condition of {u.name}", what,
-                             "one of: " + ", ".join(self._conditions(u)) + " (numbers: set NAME KEY N)")
-        self._push(f"{what} {u.name} {cond}")
-        if cond == "down":
-            u.down = on
-            if not on:
-                u.dead = False
-                u.hp = max(1, u.hp)
-        elif cond == "dead":
-            u.dead = on
-            u.down = on or u.down
-        else:
-            u.state[cond] = on
-        self._corrected(f"{u.name} {'is now' if on else 'is no longer'} {cond}")
-
-    def cmd_add(self, args) -> None:
-        self._set_condition(args, True)
-
-    def cmd_remove(self, args) -> None:
-        self._set_condition(args, False)
-
-    def cmd_set(self, args) -> None:
-        name, (key, n) = self._split_tail(args, 2, "set", "NAME KEY N")
-        u = self._unit(name, "set")
-        numbers = sorted(k for k, v in u.state.items() if isinstance(v, int) and not isinstance(v, bool))
-        if key not in numbers:
-            raise InputError(f"'{key}' is not a number on {u.name}", "set", "one of: " + ", ".join(numbers))
-        try:
-            val = int(n)
-        except ValueError:
-            raise InputError(f"'{n}' is not a whole number", "set")
-        trial = u.clone()
-        trial.state[key] = val
-        self.ruleset.check_unit(trial, u.name)  # InputError, before anything changes
-        self._push(f"set {u.name} {key} {val}")
-        u.state[key] = val
-        self._corrected(f"{u.name}'s {key} set to {val}")
 
     def cmd_help(self, args) -> None:
         self.say(help_text(self.ruleset))
@@ -608,10 +315,8 @@ class Session:
     def cmd_quit(self, args) -> None:
         raise Quit()
 
-    _COMMANDS = {"?": cmd_legal, "legal": cmd_legal, "help": cmd_help, "h": cmd_help, "map": cmd_map,
-                 "status": cmd_status, "undo": cmd_undo, "save": cmd_save, "load": cmd_load, "hp": cmd_hp,
-                 "place": cmd_place, "add": cmd_add, "remove": cmd_remove, "set": cmd_set, "quit": cmd_quit,
-                 "exit": cmd_quit}
+    _COMMANDS = {**SessionCore._COMMANDS, "?": cmd_legal, "legal": cmd_legal, "help": cmd_help, "h": cmd_help,
+                 "map": cmd_map, "status": cmd_status, "quit": cmd_quit, "exit": cmd_quit}
 
     # ---- the end ---------------------------------------------------------------------------------------
     def _finish(self, quit_: bool) -> Result:
@@ -663,80 +368,3 @@ def parse_initiative(line: str, enc: Encounter) -> dict[int, int]:
                              "units: " + ", ".join(x.name for x in enc.units))
         out[u.id] = int(words[-1])
     return out
-
-
-def _jsonable(state):
-    if isinstance(state, tuple):
-        return [_jsonable(x) for x in state]
-    return state
-
-
-def _tupled(state):
-    if isinstance(state, list):
-        return tuple(_tupled(x) for x in state)
-    return state
-
-
-@dataclass
-class SavedSession:
-    """A file written by `save` (or a bare `to_dict` state): the battle, the seeded dice's state, and the
-    decisions vetoed in the turn it was saved in (`turn`: round, turn, phase, actor id)."""
-
-    enc: Encounter
-    dice_state: object = None
-    turn: tuple | None = None
-    vetoed: list[Decision] = field(default_factory=list)
-
-
-def load_state(path: str | Path, ruleset: Ruleset | None = None) -> tuple[Encounter, object]:
-    """A saved session or `to_dict` state -> (encounter, dice state or None). InputError when wrong."""
-    saved = read_session(path, ruleset)
-    return saved.enc, saved.dice_state
-
-
-def read_session(path: str | Path, ruleset: Ruleset | None = None) -> SavedSession:
-    """A saved session or `to_dict` state, checked (the ruleset, every unit, the vetoes). InputError when wrong."""
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"no such file: {p}", str(p), "check the path")
-    try:
-        data = json.loads(p.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise InputError(f"not valid JSON ({e})", str(p), "give a file written by `save` or `tactician suggest`")
-    except OSError as e:
-        raise InputError(f"could not read it: {e.strerror or e}", str(p), "give a state file written by `save`")
-    enc = Encounter.from_dict(data)
-    if ruleset is not None and enc.ruleset != ruleset.id:
-        raise InputError(f"the state is for ruleset '{enc.ruleset}', not '{ruleset.id}'", str(p))
-    try:
-        rs = ruleset or get_ruleset(enc.ruleset)
-    except KeyError as e:
-        raise InputError(str(e.args[0]), f"{p}: ruleset")
-    for n, u in enumerate(enc.units):
-        rs.check_unit(u, f"{p}: units[{n}] ({u.name})")
-    ap = data.get("autopilot") if isinstance(data, dict) else None
-    if not isinstance(ap, dict):
-        return SavedSession(enc)
-    ds = _tupled(ap.get("dice_state")) if ap.get("dice_state") else None
-    turn = ap.get("turn")
-    if turn is not None and not (isinstance(turn, list) and len(turn) == 4
-                                 and all(isinstance(v, int) or v is None for v in turn)):
-        raise InputError(f"turn is {turn!r}", f"{p}: autopilot.turn", "[round, turn, phase, actor id], or null")
-    vetoed = ap.get("vetoed") or []
-    if not isinstance(vetoed, list):
-        raise InputError(f"vetoed is {vetoed!r}", f"{p}: autopilot.vetoed", "a list of decisions, or []")
-    decisions = [_decision(v, f"{p}: autopilot.vetoed[{n}]") for n, v in enumerate(vetoed)]
-    return SavedSession(enc, ds, tuple(turn) if turn else None, decisions)
-
-
-def _decision(obj, where: str) -> Decision:
-    """A decision's `to_dict` form -> the Decision; InputError naming what is malformed."""
-    fix = 'a decision like {"action": "ranged_attack", "target": 2} or {"action": "move", "square": [3, 4]}'
-    if not isinstance(obj, dict) or not isinstance(obj.get("action"), str):
-        raise InputError(f"{obj!r} is not a decision", where, fix)
-    target, square, option = obj.get("target"), obj.get("square"), obj.get("option", 0)
-    if (target is not None and type(target) is not int) or type(option) is not int or (
-            square is not None and not (isinstance(square, list) and len(square) == 2
-                                        and all(type(v) is int for v in square))):
-        raise InputError(f"{obj!r} is not a decision", where, fix)
-    return Decision.from_dict(obj)
