@@ -279,7 +279,7 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
                 step = [_s("crawl" if prone else "guarded_step", g.xy(i))
                         for i in g.reachable(a.pos, 1, blockers, friends) if i != here]
                 out += step
-            if prone:
+            if prone or "off_kilter" in conds:
                 out.append(_PLAIN["stand_up"])
             for n in self._drawable(a):
                 out.append(_o("draw", n))
@@ -637,7 +637,9 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
     _why_guarded_step = _why_crawl = _why_run = _why_withdraw = _why_move
 
     def _why_stand_up(self, enc, a, d):
-        return f"{a.name} is not prone" if "prone" not in a.state["conds"] else f"{a.name} is pinned"
+        conds = a.state["conds"]
+        return f"{a.name} is not prone" if "prone" not in conds and "off_kilter" not in conds else \
+            f"{a.name} is pinned"
 
     def _why_drop_prone(self, enc, a, d):
         return f"{a.name} is already prone" if "prone" in a.state["conds"] else None
@@ -1048,6 +1050,9 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         return ev + self._attack(enc, a, t, self.attack_weapon(a), dice, "charge", bonus=-2, notes=["charge -2"])[2]
 
     def _r_stand_up(self, enc, a, d, dice, react):
+        """Stand up from prone; off-kilter in zero gravity, right yourself (grab something, use a thruster)."""
+        if K.remove(a.state, "off_kilter"):
+            return [new_event("condition_ends", a.id, a.id, {"condition": "off_kilter", "why": "righted"})]
         K.remove(a.state, "prone")
         return [new_event("stand", a.id, None, {})]
 
