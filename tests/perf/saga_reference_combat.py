@@ -124,6 +124,9 @@ def attack_bonus(u: Unit, n: int | None, target: Unit | None = None) -> int:
     ab += ct_penalty(u) + s["attack_penalty"]
     if w["improvised"]:
         ab -= 5
+    elif (n is not None and not w["natural"] and "proficient" in u.stats
+          and w.get("proficiency", "simple") not in u.stats["proficient"]):
+        ab -= 5  # issue 24: not proficient with the weapon
     if s["grabbed_by"] and not (w["light"] or w["natural"]):
         ab -= 2
     if s["prone"] and w["kind"] == "melee":

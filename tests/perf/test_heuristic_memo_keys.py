@@ -73,7 +73,7 @@ def test_a_missed_attack_of_opportunity_on_a_move_scores_as_cold_caches():
     scores every decision as a cold one."""
     warm = H.HeuristicPolicy(7)
     n = after_aoo = 0
-    for k in range(8):
+    for k in range(10):
         b = Battle(load_encounter(FILES[k % len(FILES)], RS), RS, SeededDice(100 + k))
         b.start()
         steps = 0

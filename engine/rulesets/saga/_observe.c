@@ -43,7 +43,7 @@ enum { KIND_OTHER = 0, KIND_MELEE = 1, KIND_RANGED = 2 };
 enum { MODE_OTHER = 0, MODE_STUN = 1, MODE_AUTOFIRE = 2 };
 
 typedef struct {
-    int kind, natural, attack, improvised, light, n_modes;
+    int kind, natural, attack, nonproficient, light, n_modes; /* nonproficient: -5 (improvised, or no proficiency) */
     unsigned char modes[MAX_MODES];
     double mean[2]; /* the mean of damage_expr without / with aim */
     long ranges[4];
@@ -243,7 +243,7 @@ static int tuple_longs(PyObject *t, long *out, Py_ssize_t n) {
 /* The Profile of observe._profile's tuple:
  * ((reflex, fortitude, speed, second_winds, reach, bab, str, dex, careful),
  *  ((item reflex, item fortitude), ...),
- *  ((kind, natural, attack, improvised, light, (mode codes), mean, mean aimed, (4 ranges)), ...)) */
+ *  ((kind, natural, attack, not proficient, light, (mode codes), mean, mean aimed, (4 ranges)), ...)) */
 static int fill_profile(PyObject *t, Profile *p) {
     long head[9], v[5];
     PyObject *items, *weapons;
@@ -283,7 +283,7 @@ static int fill_profile(PyObject *t, Profile *p) {
         wp->kind = (int)v[0];
         wp->natural = (int)v[1];
         wp->attack = (int)v[2];
-        wp->improvised = (int)v[3];
+        wp->nonproficient = (int)v[3];
         wp->light = (int)v[4];
         modes = PyTuple_GET_ITEM(w, 5);
         if (!PyTuple_Check(modes) || PyTuple_GET_SIZE(modes) < 1 || PyTuple_GET_SIZE(modes) > MAX_MODES)
@@ -439,7 +439,7 @@ static long attack_bonus(const Profile *p, int n, long ctp, long attack_penalty,
     const Weapon *w = &p->weapons[n];
     long ab = p->bab + (w->kind == KIND_MELEE ? p->str : p->dex) + w->attack;
     ab += ctp + attack_penalty;
-    if (w->improvised)
+    if (w->nonproficient)
         ab -= 5;
     if (grabbed && !(w->light || w->natural))
         ab -= 2;

@@ -45,6 +45,15 @@ def first_of(u: Unit, kind: str) -> int | None:
     return None
 
 
+def proficient(stats: dict, w: dict) -> bool:
+    """Whether a stat block is proficient with weapon w: natural weapons always, others by their proficiency group
+    (a block or weapon saved before proficiencies were modelled: yes)."""
+    if w["natural"]:
+        return True
+    groups = stats.get("proficient")
+    return groups is None or w.get("proficiency", "simple") in groups
+
+
 def mode(u: Unit, n: int) -> str:
     w = u.stats["weapons"][n]
     return w["modes"][u.state["modes"][n] % len(w["modes"])]
@@ -130,8 +139,8 @@ def attack_bonus(u: Unit, n: int | None, target: Unit | None = None) -> int:
     w = _UNARMED if n is None else st["weapons"][n]
     melee = w["kind"] == "melee"
     ab = st["bab"] + (st["str"] if melee else st["dex"]) + w["attack"] + CT_PENALTY[s["ct"]] + s["attack_penalty"]
-    if w["improvised"]:
-        ab -= 5
+    if n is not None and (w["improvised"] or not proficient(st, w)):
+        ab -= 5  # not proficient (improvised weapons are treated so)
     if s["grabbed_by"] and not (w["light"] or w["natural"]):
         ab -= 2
     if s["prone"] and melee:

@@ -176,8 +176,9 @@ _KIND_CODES = {"melee": 1, "ranged": 2}
 def _profile(stats: dict) -> tuple:
     """What `_observe.parts` needs of a stat block, read once per block (blocks are not mutated during play):
     ((reflex, fortitude, speed, second_winds, reach, bab, str, dex, careful shot), ((item reflex, item
-    fortitude), ...), ((kind, natural, attack, improvised, light, (mode codes), mean damage, mean damage aimed,
-    range bands), ...)). The means are `combat.damage_expr`'s, so the C figures use the very same doubles."""
+    fortitude), ...), ((kind, natural, attack, not proficient, light, (mode codes), mean damage, mean damage aimed,
+    range bands), ...)). The means are `combat.damage_expr`'s, so the C figures use the very same doubles; "not
+    proficient" (-5) is an improvised weapon or one outside the block's proficiencies (`combat.proficient`)."""
     u = _StatBlock(stats)
     head = (stats["reflex"], stats["fortitude"], stats["speed"], stats["second_winds"], stats["reach"],
             stats["bab"], stats["str"], stats["dex"], int("careful_shot" in stats["feats"]))
@@ -185,7 +186,7 @@ def _profile(stats: dict) -> tuple:
     weapons = []
     for n, w in enumerate(stats["weapons"]):
         kind = _KIND_CODES.get(w["kind"], 0)
-        weapons.append((kind, int(bool(w["natural"])), w["attack"], int(bool(w["improvised"])),
+        weapons.append((kind, int(bool(w["natural"])), w["attack"], int(w["improvised"] or not C.proficient(stats, w)),
                         int(bool(w["light"])), tuple(_MODE_CODES.get(m, 0) for m in w["modes"]),
                         float(C.damage_expr(u, n, aimed=False).mean), float(C.damage_expr(u, n, aimed=True).mean),
                         tuple(RANGES[w["group"]]) if kind == 2 else (0, 0, 0, 0)))

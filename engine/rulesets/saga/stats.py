@@ -23,7 +23,12 @@ FEATS = {"careful_shot", "deadeye", "quick_draw", "improved_disarm", "ranged_dis
          "extra_second_wind"}
 WEAPON_KEYS = {"name": str, "kind": str, "damage": str, "group": str, "hands": int, "light": bool,
                "lightsaber": bool, "double": bool, "improvised": bool, "natural": bool, "attack": int,
-               "modes": list, "size": str}
+               "modes": list, "size": str, "proficiency": str}
+# Saga's Weapon Proficiency feats, by weapon group; a stat block's `proficient` lists those it has (natural weapons and
+# unarmed attacks need none). A weapon's `proficiency` defaults from its range group, or lightsabers / simple.
+PROFICIENCIES = ("simple", "pistols", "rifles", "heavy_weapons", "advanced_melee", "lightsabers", "exotic")
+_PROFICIENCY_OF_GROUP = {"pistol": "pistols", "rifle": "rifles", "heavy": "heavy_weapons", "simple": "simple",
+                         "thrown": "simple", "melee": "simple"}
 ITEM_KEYS = {"name": str, "reflex": int, "fortitude": int, "will": int}
 # field: (type, default or None if required)
 STAT_KEYS: dict[str, tuple[type | tuple, Any]] = {
@@ -33,6 +38,7 @@ STAT_KEYS: dict[str, tuple[type | tuple, Any]] = {
     "bab": (int, 0), "str": (int, 0), "dex": (int, 0), "con": (int, 10), "initiative": (int, 0),
     "feats": (list, []), "trained": (list, []), "acrobatics": (int, 0), "weapons": (list, []),
     "items": (list, []), "second_winds": (int, -1), "persistent": (bool, False),
+    "proficient": (list, list(PROFICIENCIES)),  # left out: proficient with every weapon
 }
 RANGES = {  # Saga Table: Weapon Ranges, in squares (upper bounds of point blank / short / medium / long)
     "heavy": (50, 100, 250, 500), "pistol": (20, 40, 60, 80), "rifle": (30, 60, 150, 300),
@@ -77,6 +83,10 @@ def validate_stats(block: dict, where: str) -> dict:
     bad = set(out["feats"]) - FEATS - {"ranged_disarm"}
     if bad:
         raise InputError(f"unknown feat(s) {sorted(bad)}", where, f"known: {', '.join(sorted(FEATS))}")
+    bad = [p for p in out["proficient"] if p not in PROFICIENCIES]
+    if bad:
+        raise InputError(f"unknown weapon proficiency {bad}", where,
+                         f"list weapon groups of: {', '.join(PROFICIENCIES)} (or leave 'proficient' out: all of them)")
     if out["hp"] < 1 or out["speed"] < 0 or out["reach"] < 1:
         raise InputError("hp must be >= 1, speed >= 0, reach >= 1", where)
     if out["threshold"] <= 0:
@@ -115,6 +125,9 @@ def _weapon(w: Any, where: str) -> dict:
     out.setdefault("group", "melee" if w["kind"] == "melee" else "pistol")
     if out["group"] not in RANGES:
         raise InputError(f"weapon group '{out['group']}'", where, f"one of {', '.join(RANGES)}")
+    out.setdefault("proficiency", "lightsabers" if out["lightsaber"] else _PROFICIENCY_OF_GROUP[out["group"]])
+    if out["proficiency"] not in PROFICIENCIES:
+        raise InputError(f"weapon proficiency '{out['proficiency']}'", where, f"one of {', '.join(PROFICIENCIES)}")
     if out["kind"] == "ranged" and out["group"] == "melee":
         raise InputError("a ranged weapon needs a ranged group", where, "pistol, rifle, heavy, simple or thrown")
     bad_modes = set(out["modes"]) - {"lethal", "stun", "autofire"}
