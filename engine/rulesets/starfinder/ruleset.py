@@ -148,6 +148,8 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
                 os["covered"] = [x for x in os["covered"] if x[0] != u.id]
             if os["harried"]:
                 os["harried"] = [x for x in os["harried"] if x[0] != u.id]
+            if os["sustained"]:  # a sustained spell whose condition ran out on its own is over
+                os["sustained"] = [x for x in os["sustained"] if x[2] in enc.units[x[1]].state["conds"]]
         s = u.state
         s["reaction"], s["acted"] = True, True
         s["defense"], s["total_defense"], s["charged"] = 0, False, False
@@ -179,7 +181,7 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
             if other.state["feinted"]:
                 other.state["feinted"] = [x for x in other.state["feinted"] if x[0] != u.id or x[1] == enc.round]
         if s["sustained"] and s["concentrated"] < enc.round:
-            ev += self.end_sustained(enc, u, "no concentration")
+            ev += self.end_sustained(enc, u, "no concentration", "concentration")
         if "burning" in s["conds"] and not u.down:
             dc = 10 + enc.flags.get("burn_damage", 0)
             ok, e = C.roll_save(dice, u, "ref", dc, "to put out the flames")
@@ -344,7 +346,7 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
                     if self._can_feint(enc, a, e):
                         out.append(_t("feint", e.id))
             out.append(_PLAIN["total_defense"])
-            if s["sustained"] and s["concentrated"] < enc.round:
+            if s["concentrated"] < enc.round and any(x[3] == "concentration" for x in s["sustained"]):
                 out.append(_PLAIN["concentrate"])
             if any(x[3] == "dismissible" for x in s["sustained"]):
                 out.append(_PLAIN["dismiss"])
