@@ -426,8 +426,9 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         limit = 2 * speed_squares(a)
         best: int | None = None
         found = None
-        ends = sorted((g.xy(i) for i in reach_squares(g, t.pos, feet)),
-                      key=lambda sq: (g.distance(a.pos, sq), sq[1], sq[0]))
+        ax, ay = a.pos
+        ends = sorted((g.xy(i) for i in reach_squares(g, t.pos, feet)),  # closest first; ties: the straightest
+                      key=lambda sq: (g.distance(a.pos, sq), (sq[0] - ax) ** 2 + (sq[1] - ay) ** 2, sq[1], sq[0]))
         for end in ends:
             d = g.distance(a.pos, end)
             if best is not None and d > best:
