@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import yaml
 
@@ -21,6 +21,7 @@ from .reaction import DECLINE, React, Trigger
 if TYPE_CHECKING:
     from .dice import Dice
     from .state import Encounter
+    from .tactics import Tactics
     from .units import Unit
 
 TARGET_KINDS = ("none", "enemy", "ally", "unit", "square")
@@ -168,6 +169,14 @@ def _words(path: Path, catalogue: tuple[tuple[str, ActionSpec], ...]) -> TableWo
     return load_words(path, dict(catalogue))
 
 
+class Cost(NamedTuple):
+    """What one decision spends: `times` payments of `amount` of the economy cost `cost` (`Economy.can_pay`)."""
+
+    cost: str
+    amount: int = 1
+    times: int = 1
+
+
 @dataclass
 class Estimate:
     """What a decision is likely to do, without rolling."""
@@ -293,6 +302,36 @@ class Ruleset:
 
     def estimate(self, enc: "Encounter", actor: "Unit", decision: Decision) -> Estimate:
         return Estimate()
+
+    # ---- what the heuristic policy asks (engine/policies/heuristic.py, engine/core/tactics.py) ------------------
+    def effective_cost(self, enc: "Encounter", unit: "Unit", decision: Decision) -> Cost:
+        """What the decision costs the unit now. Default: its catalogue entry's `cost`, paid `times` times, amount 1.
+        Override where a feat changes a cost (Saga's Quick Draw: drawing a weapon is a swift action) or the amount
+        depends on the decision (movement paid in feet)."""
+        spec = self.catalogue[decision.action]
+        return Cost(spec.cost, 1, spec.times)
+
+    def budget_after(self, enc: "Encounter", unit: "Unit", decision: Decision) -> dict[str, int]:
+        """What the unit will have to spend on its next decisions of this round once it takes the decision (the
+        heuristic asks whether an attack or a move is still possible after it). Default: ending the turn leaves
+        nothing; any other decision leaves `enc.budget` less its `effective_cost`. Override where a decision ends the
+        unit's actions whatever it has left (a Saga charge) or a later phase of the round gives the unit a new budget
+        (Rise: the action phase after the movement phase)."""
+        if decision == END:
+            return {}
+        left = dict(enc.budget)
+        cost = self.effective_cost(enc, unit, decision)
+        if self.economy.can_pay(left, *cost):
+            self.economy.pay(left, *cost)
+        return left
+
+    def tactics(self) -> "Tactics":
+        """A new tactics object for the heuristic policy (`engine.core.tactics.Tactics`); the heuristic makes one per
+        ruleset and keeps it, caches and all, for every battle. Default: `DefaultTactics`, built on this interface
+        alone (legal decisions, `estimate`, `threat_estimate`, the grid and the economy); a ruleset with tactical
+        knowledge of its own returns its subclass of `Tactics`."""
+        from .tactics import DefaultTactics
+        return DefaultTactics(self)
 
     # ---- narration (engine/core/narration.py) ----------------------------------------------------------
     attack_defense: str = "defense"  # what narration calls the defense an attack roll is against ('Reflex', 'AC')

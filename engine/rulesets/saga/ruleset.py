@@ -12,7 +12,7 @@ from engine.core.dice import Dice
 from engine.core.economy import Economy
 from engine.core.events import Event, new_event
 from engine.core.grid import DIRECTIONS, NATIVE_PATH
-from engine.core.ruleset import Estimate, React, Ruleset, load_catalogue
+from engine.core.ruleset import Cost, Estimate, React, Ruleset, load_catalogue
 from engine.core.state import Encounter
 from engine.core.units import Unit
 
@@ -1688,6 +1688,21 @@ class SagaRuleset(Ruleset):
     # (enc, actor, units) -> for each unit u: (unit_features(u), threat_estimate(actor, u) + threat_estimate(u, actor)
     # when u is an active unit of another side, else None), sharing the work; the function itself, one call less
     observation_parts = staticmethod(O.observation_parts)
+
+    # ---- what the heuristic policy asks ------------------------------------------------------------------------
+    def effective_cost(self, enc: Encounter, a: Unit, d: Decision) -> Cost:
+        """What `apply` pays for d: its catalogue cost, but a swift action to draw or holster with Quick Draw."""
+        cost, times, drawn, _aim, _resolve = self._actions[d.action]
+        return Cost(self._draw_cost(a) if drawn else cost, 1, times)
+
+    def budget_after(self, enc: Encounter, a: Unit, d: Decision) -> dict[str, int]:
+        """After a charge no further action this turn; else the base's (the budget less `effective_cost`)."""
+        return {} if d.action == "charge" else super().budget_after(enc, a, d)
+
+    def tactics(self):
+        """Saga's tactics for the heuristic (`tactics.SagaTactics`)."""
+        from .tactics import SagaTactics
+        return SagaTactics(self)
 
     def option_label(self, d: Decision, enc: Encounter) -> str:
         a = enc.actor
