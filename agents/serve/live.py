@@ -1,0 +1,279 @@
+"""A session served over HTTP: the autopilot's `SessionCore`, with its questions answered by later requests and
+the whole session written to a file after every change.
+
+A change is an operation (`op`): start, a decision, a typed command (a correction, undo, load, a decision in
+the GM's words). With `--dice manual` a decision that needs a die stops at it (`Unanswered`): the core takes it
+back whole and the operation waits as `pending` with the faces given so far, until `answer` brings the next ones
+and it is played again from the start. Operations are JSON, so a pending one survives a restart of the server.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from engine.core.decision import Decision
+from engine.core.dice import SeededDice
+from engine.core.errors import IllegalAction, InputError
+from engine.core.narration import narrate_events
+from engine.core.policy import Policy
+from engine.core.ruleset import Ruleset
+from engine.core.state import Encounter
+from engine.rulesets import get_ruleset
+
+from agents.autopilot.chooser import DIFFICULTY
+from agents.autopilot.core import (Question, ReplayDice, SessionCore, Unanswered, _jsonable, _Snapshot, _tupled,
+                                   decision_from_json, parse_session)
+
+FORMAT, VERSION = "tactician-serve-session", 1
+DICE_MODES = {"seeded": "auto", "manual": "manual"}  # `tactician serve --dice` -> the core's dice mode
+KEPT_UNDO = 40  # undo steps written to the session's file (the rest live in memory only)
+
+
+class Busy(Exception):
+    """The session waits for an answer (a die's face): only the answer, undo or reading the state can be done."""
+
+
+@dataclass
+class Config:
+    """How a session was made: its policies, dice, difficulty and seed (what `tactician serve` was given)."""
+
+    npcs: str = "heuristic"
+    pcs: str = "gm"
+    dice: str = "seeded"
+    difficulty: str = "deadly"
+    seed: int = 0
+    source: str = ""
+
+    def check(self) -> None:
+        if self.dice not in DICE_MODES:
+            raise InputError(f"dice '{self.dice}' is not a dice mode", "dice", "seeded or manual")
+        if self.difficulty not in DIFFICULTY:
+            raise InputError(f"difficulty '{self.difficulty}' is not a difficulty", "difficulty",
+                             "one of " + ", ".join(DIFFICULTY))
+
+
+@dataclass
+class Pending:
+    """An operation waiting for the answer to `question`, with the faces given so far."""
+
+    op: dict
+    answers: list[int]
+    question: Question
+    what: str = ""
+
+    def to_dict(self) -> dict:
+        return {"op": self.op, "answers": list(self.answers), "question": self.question.to_dict(), "what": self.what}
+
+
+class LiveSession(SessionCore):
+    """One browser / API session: the core plus its id, its configuration, the answers it waits for, and its file.
+
+    Every public method is one request's work: the registry holds the session's lock around it."""
+
+    def __init__(self, sid: str, enc: Encounter, ruleset: Ruleset, config: Config,
+                 policy: Callable[[str, Ruleset, int, Encounter], Policy], folder: Path | None = None):
+        config.check()
+        self.id, self.config, self.folder = sid, config, folder
+        self.policy_fn = policy
+        self.messages: list[str] = []  # what the last operation told the GM
+        npcs = policy(config.npcs, ruleset, config.seed, enc)
+        pcs = None if config.pcs == "gm" else policy(config.pcs, ruleset, config.seed + 1, enc)
+        mode = DICE_MODES[config.dice]
+        dice = SeededDice(config.seed) if mode == "auto" else ReplayDice(self._narrated)
+        super().__init__(enc, ruleset, npcs, pcs, dice=dice, dice_mode=mode, difficulty=config.difficulty,
+                         seed=config.seed, say=self.messages.append)
+        self.pending: Pending | None = None
+        self.version = 0  # counts the changes, for the page to know it is up to date
+
+    def _narrated(self, events: list) -> list[str]:
+        return narrate_events(events, self.enc, self.ruleset)
+
+    # ---- operations ----------------------------------------------------------------------------------
+    def run(self, op: dict) -> None:
+        """Do one operation (InputError / IllegalAction when it cannot be: nothing changed). With manual dice it
+        may stop at a die: then it is `pending` until `answer`."""
+        if self.pending is not None:
+            raise Busy(self.pending.question.prompt)
+        self._attempt(op, [], self._describe(op))
+
+    def answer(self, faces: list[int]) -> None:
+        """Faces for the die the pending operation waits at (and the dice after it, in order)."""
+        if self.pending is None:
+            raise InputError("no die is waiting to be rolled", "faces", "send faces only when the state has a question")
+        p = self.pending
+        sides = p.question.sides or 0
+        if not 1 <= faces[0] <= sides:
+            raise InputError(f"{faces[0]} is not a possible d{sides} roll", "faces[0]",
+                             f"a whole number from 1 to {sides}")
+        self.pending = None
+        try:
+            self._attempt(p.op, p.answers + list(faces), p.what)
+        except BaseException:
+            self.pending = p
+            raise
+
+    def take_back(self) -> str | None:
+        """Undo: the pending operation (it never happened) when there is one, else the last change."""
+        self.messages.clear()
+        if self.pending is not None:
+            what, self.pending = self.pending.what, None
+            self.messages.append(f"Taken back: {what} (nothing of it happened).")
+            self._changed()
+            return what
+        what = self.undo()
+        enc = self.enc
+        self.messages.append("Nothing to undo." if what is None else
+                             f"Undone: {what}. Round {enc.round}, {enc.actor.name if enc.actor else '-'} to act.")
+        self.sync_turn()
+        self._changed()
+        return what
+
+    def veto_proposal(self) -> Decision | None:
+        """Veto the proposal of the acting unit's policy; None when ending the turn is all that is left."""
+        self._ready()
+        if self.gm_plays(self.enc.actor):
+            raise InputError(f"{self.enc.actor.name} is the GM's to play: nothing is proposed", "veto",
+                             "play a decision instead")
+        self.messages.clear()
+        d = self.veto()
+        self.messages.append("Everything else is vetoed: ending the turn is all that is left." if d is None else
+                             f"Vetoed {self._words(d)}.")
+        self._changed()
+        return d
+
+    def _ready(self) -> None:
+        if self.pending is not None:
+            raise Busy(self.pending.question.prompt)
+        if self.enc.actor is None or self.enc.over:
+            raise IllegalAction(f"the battle is over ({self.enc.winner})" if self.enc.over else "nobody is acting")
+
+    def _attempt(self, op: dict, answers: list[int], what: str) -> None:
+        self.messages.clear()
+        n_log, decisions = len(self.log), self.decisions
+        if isinstance(self.dice, ReplayDice):
+            self.dice.replay(answers)
+        try:
+            self._do(op)
+        except Unanswered as e:
+            self.log.truncate(n_log)
+            self.decisions = decisions
+            kept = self.dice.answers if isinstance(self.dice, ReplayDice) else answers
+            self.pending = Pending(op, list(kept), e.question, what)
+        self.sync_turn()
+        self._changed()
+
+    def _do(self, op: dict) -> None:
+        kind = op.get("op")
+        if kind == "start":
+            if self.enc.order:
+                raise InputError("the battle has started already", "op", "undo to before the start instead")
+            init = op.get("initiative")
+            self.start({int(k): int(v) for k, v in init.items()} if init else None)
+        elif kind == "decide":
+            d = decision_from_json(op["decision"], "decision")
+            for n in op.get("notes", []):
+                self.log.note(n)
+            self.apply(d)
+        elif kind == "command":
+            self.execute(op["line"])
+        else:
+            raise InputError(f"unknown operation {kind!r}", "op", "start, decide or command")
+
+    def _describe(self, op: dict) -> str:
+        if op.get("op") == "decide":
+            try:
+                return f"{self.enc.actor.name}: {self._words(decision_from_json(op['decision'], 'decision'))}"
+            except (InputError, AttributeError, IndexError):
+                return "the decision"
+        if op.get("op") == "command":
+            return str(op.get("line", ""))
+        return "the start of the battle"
+
+    def _words(self, d: Decision) -> str:
+        from agents.autopilot.words import command_for
+        return command_for(d, self.enc, self.ruleset)
+
+    def decide_op(self, d: Decision, notes: list[str] | None = None) -> dict:
+        """The operation that plays decision `d` (with tactics notes for the log)."""
+        return {"op": "decide", "decision": d.to_dict(), "notes": list(notes or [])}
+
+    def _changed(self) -> None:
+        self.version += 1
+        self.write()
+
+    # ---- the file ------------------------------------------------------------------------------------
+    @property
+    def path(self) -> Path | None:
+        return None if self.folder is None else self.folder / f"{self.id}.json"
+
+    def to_dict(self) -> dict:
+        """Everything needed to carry on after a restart: the autopilot's save, the log, the recent undo steps,
+        the choosers' generators and the pending operation."""
+        undo = [{"enc": s.enc.to_dict(), "dice_state": _jsonable(s.dice_state), "n_log": s.n_log,
+                 "vetoed": [d.to_dict() for d in sorted(s.vetoed, key=repr)], "what": s.what}
+                for s in self.undo_stack[-KEPT_UNDO:]]
+        choosers = [c for c in (self.npc_chooser, self.pc_chooser) if c is not None]
+        return {"format": FORMAT, "version": VERSION, "id": self.id, "config": self.config.__dict__,
+                "save": self.save_data(), "log": list(self.log.lines), "decisions": self.decisions,
+                "changes": self.version,
+                "round_logged": self._round_logged, "undo": undo,
+                "choosers": [{"rng": _jsonable(c.rng.getstate()),
+                              "dealt": {str(k): v for k, v in c.dealt.items()}} for c in choosers],
+                "pending": self.pending.to_dict() if self.pending else None}
+
+    def write(self) -> None:
+        """Write the session's file (atomically: a crash leaves the last one whole)."""
+        p = self.path
+        if p is None:
+            return
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.id}.", dir=p.parent)
+        with os.fdopen(fd, "w") as f:
+            json.dump(self.to_dict(), f, separators=(",", ":"))
+        os.replace(tmp, p)
+
+    @classmethod
+    def from_dict(cls, data: dict, policy, folder: Path | None, where: str) -> "LiveSession":
+        """A session back from its file; InputError naming what is wrong with it."""
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise InputError(f"not a {FORMAT} file", where)
+        cfg = data.get("config") or {}
+        config = Config(**{k: cfg[k] for k in Config.__dataclass_fields__ if k in cfg})
+        saved = parse_session(data["save"], f"{where}: save")
+        rs = get_ruleset(saved.enc.ruleset)
+        live = cls(str(data["id"]), saved.enc, rs, config, policy, folder)
+        live.resume(saved)
+        live.log.lines = [str(x) for x in data.get("log", [])]
+        live.decisions = int(data.get("decisions", 0))
+        live.version = int(data.get("changes", 0))
+        live._round_logged = int(data.get("round_logged", 0))
+        enc = live.enc
+        live._turn_key = saved.turn
+        live._kept_vetoes = None
+        if saved.turn == (enc.round, enc.turn, enc.phase_index, enc.actor_id):
+            live.vetoed = set(saved.vetoed)
+        for s in data.get("undo", []):
+            live.undo_stack.append(_Snapshot(Encounter.from_dict(s["enc"]), _tupled(s["dice_state"]), 0,
+                                             int(s["n_log"]), {decision_from_json(v, where) for v in s["vetoed"]},
+                                             str(s["what"])))
+        choosers = [c for c in (live.npc_chooser, live.pc_chooser) if c is not None]
+        for c, st in zip(choosers, data.get("choosers", [])):
+            c.rng.setstate(_tupled(st["rng"]))
+            c.dealt = {int(k): int(v) for k, v in st.get("dealt", {}).items()}
+        p = data.get("pending")
+        if p:
+            q = p["question"]
+            question = Question(q["kind"], q["prompt"], q.get("sides"), [], list(q.get("shown", [])),
+                                q.get("refused", ""))
+            live.pending = Pending(dict(p["op"]), [int(x) for x in p["answers"]], question, str(p.get("what", "")))
+        return live
+
+
+def new_id() -> str:
+    """A session id: 10 hex digits, from the system's generator (ids are not part of any battle's randomness)."""
+    return "%010x" % random.SystemRandom().getrandbits(40)
