@@ -1146,6 +1146,8 @@ class ReferenceSagaRuleset(Ruleset):
         for end in g.within(t.pos, reach):
             if end in occ or g.distance(a.pos, end) < 2 or self._charge_block(enc, a, end, occ) is not None:
                 continue
+            if g.distance(end, t.pos) >= g.distance(a.pos, t.pos):  # issue 24: it must end nearer the target
+                continue
             path = self._line_path(g, a.pos, end)
             cost = g.path_cost(a.pos, path)
             if cost > speed:
@@ -1219,10 +1221,17 @@ class ReferenceSagaRuleset(Ruleset):
         if all(walk_floor(a.pos, e) > speed for e in g.within(t.pos, reach)):
             return (f"{t.name} is {dist} squares away: a charge moves at most {a.name}'s speed ({speed}) and then "
                     f"strikes at reach {reach}")
+        if dist <= 1:  # issue 24
+            return (f"{a.name} is already next to {t.name}: a charge moves toward its target and must end nearer to "
+                    f"it than it starts")
         occ = enc.occupied()
         found = []
         for end in sorted(g.within(t.pos, reach), key=lambda e: g.distance(a.pos, e)):
             if g.distance(a.pos, end) < 2:
+                continue
+            if g.distance(end, t.pos) >= dist:
+                found.append(f"{end} is no nearer to {t.name} than {a.name} is now ({dist} squares): a charge moves "
+                             f"toward its target")
                 continue
             if end in occ:
                 found.append(f"{enc.units[occ[end]].name} stands at {end}")

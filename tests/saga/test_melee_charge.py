@@ -84,13 +84,37 @@ def test_charge_ends_turn_even_with_move_left():
     (".~....", True, None),                        # 5 squares of cost, within speed
     ("........", True, None),                      # 6 squares to walk + reach 1 = 7
     (".........", False, "8 squares away"),         # 6 squares to walk + reach 1 < 8
-    ("..", False, "at least 2 squares"),           # already adjacent
+    ("..", False, "already next to T"),            # already adjacent: a charge must end nearer
 ])
 def test_charge_line(row, legal, reason):
     b = charge_map(row)
     t = u(b, "T")
     assert (act("charge", t.id) in b.legal()) == legal
     if not legal:
+        assert reason in why(b, "charge", "T")
+
+
+# A charge moves toward its target: its end square must be nearer the target (the map's distance) than the
+# charger's square. Issue 24: the heuristic charged from (11, 4) to (11, 2) at (10, 3), and from (10, 2) to (12, 2)
+# at (11, 3), a sideways step for the +2.
+@pytest.mark.parametrize("rows,a_at,t_at,reach,legal,reason", [
+    (floor(14, 6), (11, 4), (10, 3), 1, False, "already next to T"),
+    (floor(14, 6), (10, 2), (11, 3), 1, False, "already next to T"),
+    (floor(14, 6), (11, 1), (11, 3), 1, True, None),  # 2 squares away: to (10, 3), by (10, 2) (T's threat: AoO)
+    (floor(14, 6), (8, 3), (11, 3), 1, True, None),
+    (floor(14, 6), (7, 3), (10, 3), 2, True, None),   # reach 2: it ends 1 or 2 squares from T, nearer than 3
+    (["....."], (0, 0), (3, 0), 3, True, None),       # reach 3, already within it: to (2, 0), nearer
+    ([".c.c#", "#...c", ".#.#c"], (0, 2), (2, 1), 2, False,   # the one end 2 squares off is 2 from T too
+     "(0, 0) is no nearer to T than A is now (2 squares)"),
+])
+def test_charge_must_end_nearer_the_target(rows, a_at, t_at, reach, legal, reason):
+    b = make(rows, [unit("A", "pcs", a_at, SWORD, reach=reach), unit("T", "npcs", t_at, SWORD)])
+    assert ("charge" in actions(b)) == legal
+    if legal:
+        start = b.enc.grid.distance(a_at, t_at)
+        step(b, "charge", "T", faces=[1, 1])
+        assert b.enc.grid.distance(u(b, "A").pos, t_at) < start and u(b, "A").state["charged"]
+    else:
         assert reason in why(b, "charge", "T")
 
 

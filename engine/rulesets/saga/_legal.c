@@ -927,13 +927,14 @@ static int charge_in_range(const Ctx *c, const Rec *t, int speed, int reach) {
     return hi <= speed + reach;
 }
 
-/* SagaRuleset._can_charge: some square within reach of t ends a legal straight charge */
+/* SagaRuleset._can_charge: some square within reach of t, nearer to t than the actor, ends a legal straight charge */
 static int can_charge(const Ctx *c, const Rec *t, int speed, int reach, int *buf, int *ends) {
-    int n_ends = within(c, t->x, t->y, reach, ends), e, k;
+    int n_ends = within(c, t->x, t->y, reach, ends), e, k, start = dist(c, c->ax, c->ay, t->x, t->y);
     for (e = 0; e < n_ends; e++) {
         int end = ends[e], n, ok = 1, cost;
         if (c->occ[end] >= 0 || dist(c, c->ax, c->ay, end % c->w, end / c->w) < 2 || c->kind[end] == K_LOW
-            || !PASSABLE[c->kind[end]]) /* (the end is one of the line's squares checked below) */
+            || !PASSABLE[c->kind[end]] /* (the end is one of the line's squares checked below) */
+            || dist(c, end % c->w, end / c->w, t->x, t->y) >= start) /* a charge moves toward its target */
             continue;
         n = line(c, c->here, end, buf);
         if (c->here > end) /* line() runs from the lower index: walk it from the charger (_line_squares) */
@@ -1736,7 +1737,7 @@ static int charge_squares(long w, long s, long e, int *out) {
 
 /* charge_end(terrain, line_codes, width, metric, ax, ay, tx, ty, speed, reach, occupied) -> ((x, y), [(x, y)]) or
  * None: `SagaRuleset._charge_end` of a unit at (ax, ay) of that speed and reach at a target at (tx, ty): the end
- * square of the cheapest legal charge (the first in `Grid.within` order among equals) and the squares walked there
+ * square (nearer the target than the start) of the cheapest legal charge (the first in `Grid.within` order among equals) and the squares walked there
  * (`_line_path`). `terrain`: `terrain.terrain_codes`; `line_codes`: `Grid.line_codes`; `occupied`: per square 0,
  * or 1 for an active unit of the charger's side (the charger included), 2 for one of another side. NotImplemented
  * when a line is too long to trace here. */
@@ -1777,8 +1778,10 @@ static PyObject *charge_end(PyObject *mod, PyObject *const *args, Py_ssize_t nar
                 ey * w + ex >= size)
                 continue;
             ie = ey * w + ex;
-            if (occ[ie] || metric_distance((int)metric, labs(ex - ax), labs(ey - ay)) < 2)
-                continue;
+            if (occ[ie] || metric_distance((int)metric, labs(ex - ax), labs(ey - ay)) < 2
+                || metric_distance((int)metric, labs(ox), labs(oy)) >= metric_distance((int)metric, labs(ax - tx),
+                                                                                        labs(ay - ty)))
+                continue; /* (an end no nearer the target than the start: a charge moves toward it) */
             if ((cnt = charge_squares(w, ia, ie, sqs)) < 0)
                 Py_RETURN_NOTIMPLEMENTED;
             for (n = 0; n < cnt && ok; n++)

@@ -422,8 +422,9 @@ class SagaRuleset(Ruleset):
         ia = a.pos[1] * w + a.pos[0]
         table = _charge_lines(g)
         units, side = enc.units, a.side
+        start = g.distance(a.pos, t.pos)  # a charge moves toward its target: it ends nearer than it starts
         for end in g.within(t.pos, reach):
-            if end in occ or g.distance(a.pos, end) < 2:
+            if end in occ or g.distance(a.pos, end) < 2 or g.distance(end, t.pos) >= start:
                 continue
             key = ia * size + end[1] * w + end[0]
             line = table.get(key)
@@ -1390,10 +1391,10 @@ class SagaRuleset(Ruleset):
     def _charge_end(self, enc: Encounter, a: Unit, t: Unit):
         """(end square, squares walked) of the cheapest legal charge at t, or None.
 
-        The line runs centre to centre from a to a square from which a can strike t; every square it touches
-        must be open (no walls, low objects or enemies; allies are fine), no diagonal step of the walk along it
-        cuts a wall's corner, the walk costs 2 to speed squares (difficult terrain double), and the end square
-        is free.
+        The line runs centre to centre from a to a square from which a can strike t and nearer to t than a's own
+        (the map's distance); every square it touches must be open (no walls, low objects or enemies; allies are
+        fine), no diagonal step of the walk along it cuts a wall's corner, the walk costs 2 to speed squares
+        (difficult terrain double), and the end square is free.
         """
         g = enc.grid
         speed = C.speed(a)
@@ -1521,10 +1522,17 @@ class SagaRuleset(Ruleset):
         if all(self._walk_floor(g, a.pos, e) > speed for e in g.within(t.pos, reach)):  # truly out of range
             return (f"{t.name} is {dist} squares away: a charge moves at most {a.name}'s speed ({speed}) and then "
                     f"strikes at reach {reach}")
+        if dist <= 1:
+            return (f"{a.name} is already next to {t.name}: a charge moves toward its target and must end nearer to "
+                    f"it than it starts")
         occ = enc.occupied()
         found = []
         for end in sorted(g.within(t.pos, reach), key=lambda e: g.distance(a.pos, e)):
             if g.distance(a.pos, end) < 2:
+                continue
+            if g.distance(end, t.pos) >= dist:
+                found.append(f"{end} is no nearer to {t.name} than {a.name} is now ({dist} squares): a charge moves "
+                             f"toward its target")
                 continue
             if end in occ:
                 found.append(f"{enc.units[occ[end]].name} stands at {end}")
