@@ -1,20 +1,24 @@
 """The heuristic policy: a rule-based tactician, the yardstick a trained policy must beat.
 
 Ruleset-neutral. Every legal decision is scored in expected-damage units as the best short plan that
-starts with it, using the ruleset's estimates and its tactics module (`engine.rulesets.<id>.tactics`,
-see `engine/rulesets/saga/tactics.py` for the interface):
+starts with it, using the ruleset's estimates, its economy (`Ruleset.budget_after`: is an attack or a move
+still possible after a decision?) and its tactics (`Ruleset.tactics()`, the interface of
+`engine/core/tactics.py`: each decision's role, and per decision point a view valuing squares):
 
 - an attack: the value of its estimate on the target (expected damage up to the target's hit points,
   plus a bonus for the kill chance, weighted towards wounded targets and by the unit's
-  `prefer_targets`), minus the attacks of opportunity it provokes, plus the best square still reachable
-  after it (when a move remains);
-- a move: the best attack from the destination (when an attack remains after it), or else the
-  destination's worth for the next turn, minus what leaving the square provokes;
+  `prefer_targets`), minus what it provokes, plus the best square still reachable after it (when a
+  move remains);
+- a move (or a withdrawal, which provokes nothing): the best attack from the destination (when an attack
+  remains after it), plus the destination's worth, minus what leaving the square provokes;
 - a square's worth: minus the threat the enemies pose there (their expected damage against the unit,
   cover included), plus a share of the attacks it allows next turn, plus a pull towards the enemies;
-- aim: the best aimed attack from here (aiming ignores cover, so it pays against a target in cover);
-- everything else (second wind, standing up, drawing a weapon, ...) through the tactics module; actions
-  that waste a turn score below ending it.
+- a charge: its attack from where it ends; a run: the worth of a square far away, when no attack is in reach;
+- aim: the best aimed attack from here (Saga: aiming ignores cover, so it pays against a target in cover);
+- ending the turn: the worth of the square (plus the attack still to come this round, where a later phase
+  brings one);
+- everything else (second wind, standing up, drawing a weapon, ...) through the view's `misc_value`;
+  actions that waste a turn score below ending it.
 
 Below its `flee_below` fraction of max HP a unit tries to get away instead: squares far from the
 enemies and out of their sight, a withdrawal when threatened, attacks only as a last resort.
@@ -27,13 +31,13 @@ bit (`HeuristicPolicy.native = False` forces them).
 """
 from __future__ import annotations
 
-import importlib
 import math
 import random
 from typing import TYPE_CHECKING
 
 from engine.core.decision import END, Decision
 from engine.core.policy import Policy
+from engine.core.tactics import Tactics
 
 if TYPE_CHECKING:
     from engine.core.battle import Battle
@@ -53,59 +57,16 @@ RUN_COST = 0.5           # a run spends the whole turn: only worth it to get muc
 MOVE_COST = 0.05         # a move that gains nothing is not worth making
 RUN_IN_REACH = 5.0       # below staying, a run when an attack is in reach (running only pays to flee or close in)
 
-_TACTICS: dict[str, object] = {}
-_CAPS: dict[type, tuple] = {}  # per view type, the optional queries it answers
+_TACTICS: dict[str, Tactics] = {}
 
 
-def tactics_for(ruleset):
-    """The ruleset's tactics object (`engine.rulesets.<id>.tactics.make(ruleset)`), cached per ruleset."""
+def tactics_for(ruleset) -> Tactics:
+    """The ruleset's tactics object (`ruleset.tactics()`), made once per ruleset and kept: its caches serve every
+    battle."""
     got = _TACTICS.get(ruleset.id)
     if got is None:
-        try:
-            mod = importlib.import_module(f"engine.rulesets.{ruleset.id}.tactics")
-            got = mod.make(ruleset)
-        except ModuleNotFoundError:
-            got = _NoTactics(ruleset)
-        _TACTICS[ruleset.id] = got
+        got = _TACTICS[ruleset.id] = ruleset.tactics()
     return got
-
-
-class _NoTactics:
-    """Fallback for a ruleset without a tactics module: attacks by estimate, nothing positional."""
-
-    attack_cost = "standard"
-
-    def __init__(self, ruleset):
-        self.rs = ruleset
-
-    def kind(self, d):
-        return "end" if d == END else "misc"
-
-    def view(self, enc, a):
-        return _NoView(self.rs, enc, a)
-
-
-class _NoView:
-    def __init__(self, rs, enc, a):
-        self.rs, self.enc, self.a = rs, enc, a
-
-    def misc_value(self, d, threat_here, can_strike):
-        return self.rs.estimate(self.enc, self.a, d).expected_damage
-
-    def threat(self, pos):
-        return 0.0
-
-    def offense(self, pos, aimed=False):
-        return []
-
-    def provoked(self, d):
-        return 0.0
-
-    def end_square(self, d):
-        return self.a.pos
-
-    def sees(self, e, pos):
-        return True
 
 
 class HeuristicPolicy(Policy):
@@ -120,7 +81,7 @@ class HeuristicPolicy(Policy):
         # square values shared by decision points whose units stand and fare alike (the actor's own square
         # and the budget left do not enter them)
         self._memo: dict = {}
-        self._budgets: dict = {}  # what an action leaves of a budget (`_Turn._left`), by budget
+        self._budgets: dict = {}  # per ruleset id, what an action leaves of a budget (`_Turn._left`) by `budget_key`
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -175,7 +136,7 @@ class HeuristicPolicy(Policy):
         jitter = self._rng.random
         if t.k is not None:  # the same loop in C (the draws of a plain random.Random taken at once there)
             rng = self._rng if type(self._rng) is random.Random else jitter
-            out = t.k.scores(legal, t.kinds, rng, t.score, getattr(tac, "constant_misc", {}), t.a.pos, best)
+            out = t.k.scores(legal, t.kinds, rng, t.score, tac.constant_misc, t.a.pos, best)
             t.k = t.pos_value = t.best_attack = None  # the kernel refers back to the turn
             return out
         score = t.score
@@ -187,11 +148,11 @@ class HeuristicPolicy(Policy):
         return out
 
 
-def _end_beats_all(tac, legal: list[Decision]) -> bool:
+def _end_beats_all(tac: Tactics, legal: list[Decision]) -> bool:
     """Whether ending the turn outscores every other legal decision whatever the square values: all the others are
     actions of a constant value below 0 (`constant_misc`, added to the same `pos_value(here)` that ending the turn
-    scores; the jitter is 1e-6 at most), as when a unit that has acted may only drop or holster something."""
-    constant = getattr(tac, "constant_misc", None)
+    scores at least; the jitter is 1e-6 at most), as when a unit that has acted may only drop or holster something."""
+    constant = tac.constant_misc
     if not constant:
         return False
     kind = tac.kind
@@ -206,34 +167,27 @@ class _Turn:
 
     lattice = 3  # choose() looks at every lattice-th square in x and y, plus the key squares
 
-    def __init__(self, battle: "Battle", tac, prune: bool = False, memo: dict | None = None, native: bool = False,
-                 budgets: dict | None = None):
+    def __init__(self, battle: "Battle", tac: Tactics, prune: bool = False, memo: dict | None = None,
+                 native: bool = False, budgets: dict | None = None):
         self.b, self.tac, self.rs = battle, tac, battle.ruleset
         self.enc: "Encounter" = battle.enc
         self.a: "Unit" = battle.enc.actor
         a = self.a
-        self.v = tac.view(self.enc, a)
-        self.enemies = getattr(self.v, "enemies", None)
-        if self.enemies is None:
-            self.enemies = self.enc.enemies(a)
+        self.v = v = tac.view(self.enc, a)
+        self.enemies = v.enemies
         flee = (a.tactics or {}).get("flee_below")
         self.fleeing = flee is not None and a.hp < float(flee) * a.max_hp
         self._weights: dict[int, float] | None = None
         self._pos: dict = {}
         self._offense: dict = {}
         self._targets: dict[int, tuple] = {}
-        v = self.v
-        caps = _CAPS.get(type(v))
-        if caps is None:
-            caps = _CAPS[type(v)] = tuple(hasattr(v, n) for n in (
-                "danger", "reach_value", "approach", "decision_estimate", "state_key", "key_squares", "kernel",
-                "key_mask")) + (getattr(v, "provoked_by_action", False),)
-        self._danger, self._reach, approach, self._estimates, keyed, keys, kernel, mask, by_action = caps
-        self._approach = v.approach if approach else None
+        self._approach = v.approach
+        by_action = v.provoked_by_action
         self._provoked: dict | None = {} if by_action else None
-        if memo is not None and keyed:
+        skey = v.state_key() if memo is not None else None
+        if skey is not None:
             pref = (a.tactics or {}).get("prefer_targets")
-            key = (self.v.state_key(), self.fleeing, a.pos if pref == "nearest" else None)
+            key = (skey, self.fleeing, a.pos if pref == "nearest" else None)
             got = memo.get(key)
             if got is None:
                 if len(memo) > 512:
@@ -242,28 +196,28 @@ class _Turn:
             self._pos, self._offense = got
         self._best_reposition: float | None = None
         self._after: dict[str, tuple[bool, bool]] = {}
-        self._budgets = budgets
+        # what `_left` learnt at other decision points, of this ruleset
+        self._budgets = None if budgets is None else budgets.setdefault(self.rs.id, {})
         self._can_strike: bool | None = None
         self._threat_here: float | None = None
         # the view's C kernel for square values (not for a fleeing unit)
         self.k = None
-        if native and not self.fleeing and by_action and kernel:
-            self.k = self.v.kernel(self, self._pos, self._offense, self._targets,
-                                   (THREAT_WEIGHT, NEXT_TURN_SHARE, APPROACH, CLOSE_IN, MOVE_COST, RUN_COST,
-                                    RUN_IN_REACH))
+        if native and not self.fleeing and by_action:
+            self.k = v.kernel(self, self._pos, self._offense, self._targets,
+                              (THREAT_WEIGHT, NEXT_TURN_SHARE, APPROACH, CLOSE_IN, MOVE_COST, RUN_COST, RUN_IN_REACH))
             if self.k is not None:  # the memos above are the Python path's: the kernel keeps its own
                 self.pos_value, self.best_attack = self.k.pos_value, self.k.best_attack
         # per legal decision its kind, or None when pruned (choose() looks at every lattice-th square in x
         # and y, plus the key squares); the moves; the squares of the moves, withdrawals and runs by action
-        kinds = getattr(tac, "kinds", None)
+        kinds = tac.kinds
         self.keep = None
         if self.k is not None and kinds is not None:  # the loop below in C (the key squares as a byte per square)
-            if prune and keys:
-                self.keep = (self.v.key_mask() if mask else None) or self.v.key_squares()
+            if prune:
+                self.keep = v.key_mask() or v.key_squares()
             self.kinds, self.moves, self._squares = self.k.classify(battle.legal(), kinds, self.keep, self.lattice)
             return
-        if prune and keys:
-            self.keep = self.v.key_squares()
+        if prune:
+            self.keep = v.key_squares()
         self.kinds: list[str | None] = []
         self.moves: list[Decision] = []
         self._squares: dict[str, tuple[str, list]] = {}
@@ -306,7 +260,7 @@ class _Turn:
                 keys[e.id] = e.hp
             elif pref == "wounded":
                 keys[e.id] = -e.hp / max(1, e.max_hp)
-            elif pref == "most_dangerous" and hasattr(self.v, "danger"):
+            elif pref == "most_dangerous":
                 keys[e.id] = self.v.danger(e)
         if keys:
             lo, hi = min(keys.values()), max(keys.values())
@@ -319,8 +273,7 @@ class _Turn:
         """(hit points, worth of a kill, weight) of target t."""
         got = self._targets.get(t.id)
         if got is None:
-            danger = self.v.danger(t) if self._danger else 0.0
-            got = self._targets[t.id] = (t.hp, KILL_BONUS + 2.0 * danger, self.weights.get(t.id, 1.0))
+            got = self._targets[t.id] = (t.hp, KILL_BONUS + 2.0 * self.v.danger(t), self.weights.get(t.id, 1.0))
         return got
 
     def value(self, t: "Unit", est) -> float:
@@ -361,16 +314,14 @@ class _Turn:
         else:
             shot = self.best_attack(pos)
             melee = 0.0
-            if self._reach:
-                for t, est in v.reach_value(pos):
-                    x = self.value(t, est)
-                    if x > melee:
-                        melee = x
+            for t, est in v.reach_value(pos):
+                x = self.value(t, est)
+                if x > melee:
+                    melee = x
             later = shot if shot >= melee else melee
             val = -THREAT_WEIGHT * threat + NEXT_TURN_SHARE * later
             if later <= 0 or melee > shot:  # nothing to hit from here, or closing in for a melee blow
-                steps = self._approach(pos) if self._approach is not None else self._near(pos)
-                val -= (APPROACH if later <= 0 else CLOSE_IN) * steps
+                val -= (APPROACH if later <= 0 else CLOSE_IN) * self._approach(pos)
         self._pos[pos] = val
         return val
 
@@ -392,56 +343,43 @@ class _Turn:
     def best_reposition(self) -> float:
         """Best square reachable by a move after acting here (or staying), provocations included."""
         if self._best_reposition is None:
-            here = self.a.pos
-            best = self.pos_value(here)
-            if self.moves and self.k is not None:
-                cost = self.provoked(Decision("move", square=here))
-                for act, (kind, sq) in self._squares.items():
-                    if kind != "run":
-                        c = MOVE_COST + (0.0 if act == "withdraw" else cost)
-                        best = max(best, max(self.k.move_scores(sq, -c, False)))  # pos_value(sq) - c
-            elif self.moves:
-                cost = self.provoked(Decision("move", square=here))
+            best = self.pos_value(self.a.pos)
+            squares = self._squares
+            if self.moves and self._provoked is None:  # what a move provokes depends on more than its action
                 for d in self.moves:
-                    c = MOVE_COST + (0.0 if d.action == "withdraw" else cost)
+                    c = MOVE_COST + (0.0 if squares[d.action][0] == "withdraw" else self.provoked(d))
                     best = max(best, self.pos_value(d.square) - c)
+            elif self.moves:
+                cost = {act: MOVE_COST + (0.0 if kind == "withdraw" else self.provoked(Decision(act, square=sq[0])))
+                        for act, (kind, sq) in squares.items() if kind != "run"}
+                if self.k is not None:
+                    for act, c in cost.items():
+                        best = max(best, max(self.k.move_scores(squares[act][1], -c, False)))  # pos_value(sq) - c
+                else:
+                    for d in self.moves:
+                        best = max(best, self.pos_value(d.square) - cost[d.action])
             self._best_reposition = best
         return self._best_reposition
 
-    def after(self, d: Decision) -> dict[str, int]:
-        """The budget left after paying for d."""
-        rs, enc = self.rs, self.enc
-        spec = rs.catalogue.get(d.action)
-        left = dict(enc.budget)
-        if spec is None:
-            return left
-        cost = spec.cost
-        if d.action in ("draw", "holster") and "quick_draw" in self.a.stats.get("feats", ()):
-            cost = "swift"
-        if rs.economy.can_pay(left, cost, times=spec.times):
-            rs.economy.pay(left, cost, times=spec.times)
-        return left
-
     def _left(self, d: Decision) -> tuple[bool, bool]:
-        """(an attack, a move) still payable after d: per action, and per budget across decision points."""
+        """(an attack, a move) still payable after d (`Ruleset.budget_after`, asked once per action at a decision
+        point), and across decision points per the tactics' `budget_key`."""
         got = self._after.get(d.action)
         if got is None:
-            act, enc = d.action, self.enc
             key = None
             if self._budgets is not None:
-                key = (self.rs.id, self.tac.attack_cost, act, tuple(enc.budget.items()), not enc.flags.get("charged"),
-                       act in ("draw", "holster") and "quick_draw" in self.a.stats.get("feats", ()))
-                got = self._budgets.get(key)
+                key = self.tac.budget_key(self.enc, self.a, d)
+                if key is not None:
+                    got = self._budgets.get(key)
             if got is None:
-                left = self.after(d)
-                econ = self.rs.economy
-                got = (econ.can_pay(left, self.tac.attack_cost) and not enc.flags.get("charged"),
-                       econ.can_pay(left, "move"))
+                left = self.rs.budget_after(self.enc, self.a, d)
+                econ, tac = self.rs.economy, self.tac
+                got = (econ.can_pay(left, *tac.attack_cost), econ.can_pay(left, *tac.move_cost))
                 if key is not None:
                     if len(self._budgets) > 4096:
                         self._budgets.clear()
                     self._budgets[key] = got
-            self._after[act] = got
+            self._after[d.action] = got
         return got
 
     def can_attack_after(self, d: Decision) -> bool:
@@ -461,27 +399,23 @@ class _Turn:
                 # an attack from the new square still leaves the turn's end there
                 v += max(self.best_attack(d.square), 0.0)
             return v + self.pos_value(d.square)
-        enc, a = self.enc, self.a
+        a = self.a
         if kind == "end":
-            return self.pos_value(a.pos)
+            v = self.pos_value(a.pos)
+            if not self.fleeing and self.can_attack_after(d):  # a later phase of the round brings an attack
+                v += max(self.best_attack(a.pos), 0.0)
+            return v
         attack_scale = 0.1 if self.fleeing else 1.0
         if kind == "attack":
-            t = enc.units[d.target]
-            est = self.estimate(d)
-            v = attack_scale * self.value(t, est) - self.provoked(d)
+            v = attack_scale * self.attack_value(d) - self.provoked(d)
             if self.fleeing:  # a fleeing unit attacks only when it has nowhere better to go
                 return v + self.pos_value(a.pos)
             v += self.best_reposition() if self.can_move_after(d) else self.pos_value(a.pos)
             return v
-        if kind == "full_attack":
-            t = enc.units[d.target]
-            est = self.estimate(d)
-            return attack_scale * self.value(t, est) - self.provoked(d) + self.pos_value(a.pos)
         if kind == "charge":
-            t = enc.units[d.target]
-            est = self.estimate(d)
+            v = attack_scale * self.attack_value(d)
             end = self.v.end_square(d)
-            return attack_scale * self.value(t, est) - self.provoked(d) + self.pos_value(end)
+            return v - self.provoked(d) + self.pos_value(end)
         if kind == "run" and not self.fleeing and self.can_strike():
             return self.pos_value(a.pos) - RUN_IN_REACH
         if kind == "run":
@@ -497,19 +431,27 @@ class _Turn:
 
     def estimate(self, d: Decision):
         """The ruleset's estimate of d, through the view's cache when it has one."""
-        got = self.v.decision_estimate(d) if self._estimates else None
+        got = self.v.decision_estimate(d)
         return got if got is not None else self.rs.estimate(self.enc, self.a, d)
+
+    def attack_value(self, d: Decision) -> float:
+        """Worth of attack decision d's estimate: on its target (`value`), or its expected damage when it names none
+        (an attack on a square)."""
+        est = self.estimate(d)
+        if d.target is None:
+            return est.expected_damage
+        return self.value(self.enc.units[d.target], est)
 
     def can_strike(self) -> bool:
         """Whether any attack is possible from here, or from a square a move away."""
         if self._can_strike is None:
             if self.k is not None:  # the same test, a group of moves of one action at a time
                 self._can_strike = self.best_attack(self.a.pos) > 0 or (
-                    self.rs.economy.can_pay(self.enc.budget, self.tac.attack_cost)
+                    self.rs.economy.can_pay(self.enc.budget, *self.tac.attack_cost)
                     and any(self.k.any_attack(sq) for act, (kind, sq) in self._squares.items()
                             if kind != "run" and self.can_attack_after(Decision(act, square=sq[0]))))
             else:
                 self._can_strike = self.best_attack(self.a.pos) > 0 or (
-                    self.rs.economy.can_pay(self.enc.budget, self.tac.attack_cost)
+                    self.rs.economy.can_pay(self.enc.budget, *self.tac.attack_cost)
                     and any(self.best_attack(m.square) > 0 for m in self.moves if self.can_attack_after(m)))
         return self._can_strike

@@ -91,7 +91,7 @@ def test_charge_ends_of_battle_states_alike():
 
 
 def test_approach_fields_alike():
-    tac = T.make(RS)
+    tac = RS.tactics()
     n = 0
     for rng, enc in _maps(60, seed=4):
         g = enc.grid
@@ -107,7 +107,7 @@ def test_worlds_are_the_map_and_door_tokens():
     before, and the sight table of that door state, on maps with objects broken as doors open and close."""
     n = 0
     for rng, enc in _maps(40, seed=6):
-        tac = T.make(RS)  # its store of door states is trimmed past 32 (new tables then)
+        tac = RS.tactics()  # its store of door states is trimmed past 32 (new tables then)
         g = enc.grid
         doors = [i for i, t in enumerate(g.terrain) if t == "door"]
         seen = {}
@@ -130,7 +130,7 @@ def test_key_masks_are_the_key_squares():
     for rng, enc in _maps(60, seed=5):
         g = enc.grid
         for a in enc.units:
-            tac = T.make(RS)
+            tac = RS.tactics()
             if rng.random() < 0.3:
                 a.stats = dict(a.stats, reach=rng.choice([1, 2, 3]))
             v = tac.view(enc, a)
@@ -175,7 +175,7 @@ def test_view_units_alike():
     """`_native.view_units` gives `_view_units`'s signature tokens, first weapons, occupied squares and unit keys at
     every decision of random battles (tokens from one shared table, so equal tokens mean equal signatures), the
     units named in their signatures exactly when one is aided."""
-    tac = T.make(RS)
+    tac = RS.tactics()
     rng = random.Random(8)
     n = named = 0
     for b in _battles(rng, 12, 7, 120):
@@ -197,7 +197,7 @@ def test_estimates_at_other_hit_points_are_the_rulesets():
     """`_View.estimate` derives an attack's estimate on a target at new hit points from the one at other hit points
     (only the kill chance differs): on warm caches, targets hurt and healed at random, every figure is
     `rs.attack_estimate`'s."""
-    tac = T.make(RS)
+    tac = RS.tactics()
     rng = random.Random(9)
     n = derived = 0
     for b in _battles(rng, 20, 8, 60):
@@ -226,7 +226,7 @@ def test_estimates_at_other_hit_points_are_the_rulesets():
 def test_whole_estimates_at_other_hit_points_are_the_rulesets():
     """Full attacks and charges at targets hurt and healed at random (their kill chance derived from the estimate at
     other hit points) are `rs.estimate`'s."""
-    tac = T.make(RS)
+    tac = RS.tactics()
     rng = random.Random(10)
     n = derived = 0
     kinds = set()
@@ -254,7 +254,7 @@ def test_whole_estimates_at_other_hit_points_are_the_rulesets():
 def test_cached_aoo_threats_are_the_rulesets():
     """`_View._aoo_threats` (cached across states by the enemies' signatures, squares and spent reactions) is
     `rs._threats` at every decision of random battles."""
-    tac = T.make(RS)
+    tac = RS.tactics()
     rng = random.Random(11)
     n = 0
     for b in _battles(rng, 16, 10, 100):
@@ -270,7 +270,7 @@ def test_attack_estimates_are_the_rulesets():
     """`_View._attack_estimate` (the ruleset's arithmetic over parts cached per attacker signature) gives
     `rs.attack_estimate`'s figures and notes for every unit on every other with every usable weapon, aimed or not,
     from random squares, with bonuses, at every decision of random battles."""
-    tac = T.make(RS)
+    tac = RS.tactics()
     rng = random.Random(13)
     n = 0
     modes = set()

@@ -34,7 +34,7 @@ class _Python:
     def __init__(self, seed: int):
         self.policy = H.HeuristicPolicy(seed)
         self.policy.native = False
-        self.tac = T.make(RS)
+        self.tac = RS.tactics()
         self.tac.native = False  # charges, approach fields and key squares in Python too
 
     def __getattr__(self, name):
@@ -136,7 +136,7 @@ def test_without_the_c_module_the_python_path_plays(monkeypatch):
 def test_distance_fields_alike():
     """`SagaTactics.distance_field` (C `approach_field` on the native path) gives `_distance_field`'s steps (doors
     closed and open, random starts)."""
-    tac = T.make(RS)
+    tac = RS.tactics()
     rng = random.Random(4)
     n = 0
     for k in range(40):
@@ -171,7 +171,7 @@ def test_sight_lines_the_c_kernel_traced_are_the_python_ones():
 def test_cached_attack_estimates_are_the_rulesets():
     """The view's estimates of attack, full attack and charge decisions (cached by unit signatures, aim and sight
     line across states) are `rs.estimate`'s, on every such legal decision of random battles."""
-    tac = T.make(RS)
+    tac = RS.tactics()
     n = 0
     kinds = set()
     for b in _states(30, seed=17):
@@ -199,7 +199,7 @@ def test_strikes_and_threats_by_class_are_computed_ones():
     """`_View._strike` and `_threat_of` answer from caches keyed by the class of the sight line (melee reach,
     range band, cover, sight) across squares and states; each answer equals one computed from cold caches for
     that very square."""
-    warm = T.make(RS)
+    warm = RS.tactics()
     rng = random.Random(6)
     n = 0
     for k, b in enumerate(_states(10, seed=23)):
@@ -214,9 +214,9 @@ def test_strikes_and_threats_by_class_are_computed_ones():
                 continue
             for e in v.enemies:
                 aimed = rng.random() < 0.3
-                cold = T.make(RS).view(enc, a)
+                cold = RS.tactics().view(enc, a)
                 assert _figures(v._strike(e, pos, aimed)) == _figures(cold._strike(e, pos, aimed)), (k, pos, e.id)
-                cold = T.make(RS).view(enc, a)
+                cold = RS.tactics().view(enc, a)
                 assert v._threat_of(e, pos) == cold._threat_of(e, pos), (k, pos, e.id)
                 n += 1
     assert n > 300, n
@@ -227,7 +227,7 @@ def test_the_kernel_computes_strikes_and_threats_from_the_pairs_parts():
     parts (`_View.strike_parts`, `threat_parts`), instead of asking `_strike` / `_threat_of`: on random states, with
     the kernel's caches warm across them, its threat on a square and best attack from it (aimed and not) are the
     Python path's, from cold caches; and the parts were read."""
-    warm = T.make(RS)
+    warm = RS.tactics()
     rng = random.Random(8)
     n = 0
     for k, b in enumerate(_states(12, seed=29)):
@@ -239,7 +239,7 @@ def test_the_kernel_computes_strikes_and_threats_from_the_pairs_parts():
         g = b.enc.grid
         for _ in range(4):
             pos = (rng.randrange(g.width), rng.randrange(g.height))
-            ref = H._Turn(b, T.make(RS), native=False)
+            ref = H._Turn(b, RS.tactics(), native=False)
             ref.tac.native = False
             assert t.k.threat(pos) == ref.v.threat(pos), (k, pos)
             for aimed in (False, True):

@@ -34,7 +34,7 @@ def _toggle_aid(b, rng: random.Random) -> None:
 def test_estimates_with_aid_granted_and_taken_back_are_the_rulesets():
     """One warm tactics object, every unit's attack on every other with every usable weapon, and every unit's danger,
     as aid comes and goes: the figures are `rs.attack_estimate`'s and the danger is the one a cold cache computes."""
-    tac = T.make(RS)
+    tac = RS.tactics()
     rng = random.Random(41)
     n = aided = 0
     for b in _random_states(12, seed=43):
@@ -49,7 +49,7 @@ def test_estimates_with_aid_granted_and_taken_back_are_the_rulesets():
                     if t is a:
                         continue
                     if t.side != a.side:
-                        assert v.danger(t) == T.make(RS).view(e, a).danger(t)
+                        assert v.danger(t) == RS.tactics().view(e, a).danger(t)
                     for wn in C.usable_weapons(a):
                         aimed = rng.random() < 0.5
                         got = v.estimate(a, t, wn, a.pos, t.pos, aimed)
@@ -77,7 +77,7 @@ def test_twins_swapped_keep_their_threats_and_scores():
     """Two enemies of the actor made twins (one stat block, one state) and swapped: their signatures are one (what is
     cached by them is shared), yet the squares where each takes an attack of opportunity are `rs._threats`'s and the
     heuristic scores as the reference."""
-    tac = T.make(RS)
+    tac = RS.tactics()
     new, ref = HeuristicPolicy(6), RefHeuristic(6)
     rng = random.Random(49)
     n = 0

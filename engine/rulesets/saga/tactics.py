@@ -1,23 +1,19 @@
 """Saga tactical knowledge for the heuristic policy: what each action is for, and how good a square is.
 
-The heuristic (`engine/policies/heuristic.py`) is ruleset-neutral; it looks up
-`engine.rulesets.<id>.tactics.make(ruleset)` and asks the object it returns:
-
-- `kind(decision)`: the role of a decision ('end', 'attack', 'full_attack', 'charge', 'move', 'withdraw',
-  'run', 'aim', 'misc');
-- `offense(enc, a, pos, aimed)`: the attacks one standard action can make standing at `pos`, each as
-  (target, Estimate, cost of the attacks of opportunity it provokes);
-- `threat(enc, a, pos)`: expected damage the enemies can deal to `a` standing at `pos` on their next turns;
-- `provoked(enc, a, decision)`: expected damage of the attacks of opportunity a decision provokes;
-- `reach_value(enc, a, pos)`: the melee potential next turn (best enemy within a move and reach);
-- `sees(enc, e, pos)`, `danger(enc, e, a)`, `end_square(enc, a, d)`, `misc_value(enc, a, d, threat_here)`.
+The heuristic (`engine/policies/heuristic.py`) is ruleset-neutral; `SagaRuleset.tactics()` gives it a `SagaTactics`,
+an `engine.core.tactics.Tactics` (see there for the interface), whose views (`_View`, a `TacticsView`) answer every
+query: `offense` (the attacks one standard action can make from a square, with the attacks of opportunity a shot
+there provokes), `threat` (the enemies' melee after a move and their shots), `provoked`, `reach_value`, `approach`
+(walks round walls and through doors), `danger`, `sees`, `end_square` (a charge's), `misc_value` (second wind,
+standing up, drawing, doors, the defensive stances), and for speed `decision_estimate`, `state_key`, `key_squares`,
+`key_mask` and `kernel`. The roles come by action (`KINDS`), the wasteful actions' constant value too
+(`constant_misc`); an attack costs a standard action and a move a move action.
 
 Estimates come from the ruleset (`attack_estimate`); this module only places units hypothetically (a
 unit's `pos` is swapped and restored, never a clone of the encounter) and caches what does not change
 between decisions: the threat on a square depends on the enemies only, so it survives the actor's own
-moves and attacks. Optional extras the heuristic uses when present: `kinds` and `constant_misc` (what `kind`
-and `misc_value` give by action alone), and a view's `kernel` (the C decision loop of `_tactics.c`, built by the
-install; without it everything runs here and in the heuristic's Python methods).
+moves and attacks. A view's `kernel` is the C decision loop of `_tactics.c`, built by the install; without it
+everything runs here and in the heuristic's Python methods.
 
 With `SagaTactics.native` (the default where `_tactics.c` is built) the view also takes its unit signatures, charges,
 approach fields and key squares from C, and computes attack estimates by the ruleset's arithmetic over parts cached
@@ -29,11 +25,13 @@ from __future__ import annotations
 import itertools
 
 from engine.core.decision import Decision
-from engine.core.ruleset import Estimate
+from engine.core.ruleset import Cost, Estimate
 from engine.core.state import Encounter
+from engine.core.tactics import Tactics, TacticsView
 from engine.core.units import Unit
 
 from . import combat as C
+from .ruleset import _QUICK_DRAWN
 from .stats import RANGES
 from .terrain import METRICS, charge_end_native, terrain_codes
 
@@ -42,7 +40,7 @@ try:  # the heuristic's square values in C (`_tactics.c`); without it the heuris
 except ImportError:  # pragma: no cover - built by the install where there is a C compiler
     _native = None
 
-KINDS = {"end_turn": "end", "melee_attack": "attack", "ranged_attack": "attack", "full_attack": "full_attack",
+KINDS = {"end_turn": "end", "melee_attack": "attack", "ranged_attack": "attack", "full_attack": "attack",
          "charge": "charge", "move": "move", "withdraw": "withdraw", "run": "run", "aim": "aim"}
 # Never worth a turn for this policy (or only by accident): scored below ending the turn.
 WASTE = {"fall_prone", "drop_item", "holster", "switch_mode", "attack_object", "attack_held_object", "grab",
@@ -54,7 +52,7 @@ _LATER_MELEE_SHARE = 0.2  # a melee enemy two moves away threatens next-next tur
 _SERIALS = itertools.count()
 
 
-class SagaTactics:
+class SagaTactics(Tactics):
     """Position and action scoring helpers for Saga Edition (see the module docstring).
 
     Caches survive between decisions and are keyed by what they depend on, never by `enc.version`:
@@ -63,12 +61,13 @@ class SagaTactics:
     offense per square by the units' positions and state and the map (`map_token`) with its doors.
     """
 
-    attack_cost = "standard"
+    attack_cost = Cost("standard")
+    move_cost = Cost("move")
     kinds = KINDS  # `kind(d)` is kinds.get(d.action, "misc")
     constant_misc = {act: -1.0 for act in WASTE}  # `misc_value` of these actions, whatever the state
 
     def __init__(self, ruleset):
-        self.rs = ruleset
+        super().__init__(ruleset)
         # charges, approach fields and key squares in C (`_tactics.c`) where built; False: their Python reference
         self.native = _native is not None
         self._vis: dict = {}
@@ -123,6 +122,11 @@ class SagaTactics:
     def view(self, enc: Encounter, a: Unit) -> "_View":
         """Per-decision-point helper: signatures computed once, queries cached across decisions."""
         return _View(self, enc, a)
+
+    def budget_key(self, enc: Encounter, a: Unit, d: Decision):
+        """What `SagaRuleset.budget_after` depends on: the action, the budget and, to draw or holster, Quick Draw."""
+        act = d.action
+        return act, tuple(enc.budget.items()), act in _QUICK_DRAWN and "quick_draw" in a.stats["feats"]
 
     @staticmethod
     def _trim(cache: dict, limit: int = 20000) -> None:
@@ -306,7 +310,7 @@ def _view_units(units: list[Unit], actor_id: int, side, width: int, token, token
     return att, tgt, first, occupied, me, tuple(out), enemies, named
 
 
-class _View:
+class _View(TacticsView):
     """Tactical queries for actor `a` at one decision point.
 
     Per-square results are kept in fields keyed by one unit pair's state and squares (an enemy's threat
@@ -925,8 +929,3 @@ class _View:
         if act == "total_defense":
             return -0.5 if can_strike() else 0.25 * threat_here
         return -0.5
-
-
-def make(ruleset) -> SagaTactics:
-    """The tactics object of the Saga ruleset (looked up by the heuristic policy by convention)."""
-    return SagaTactics(ruleset)
