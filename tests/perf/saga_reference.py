@@ -830,9 +830,10 @@ class ReferenceSagaRuleset(Ruleset):
         g = enc.grid
         path = M.seeded_path(g, M.seeds_after(g, a.pos, self._withdraw_firsts(enc, a)), g.index(*d.square),
                              C.speed(a) // 2, self._enemy_squares(enc, a), self._threats(enc, a))
+        origin = a.pos
         ev = self._walk(enc, a, path[:1], dice, react, how="withdraws", safe=True)
         if len(path) > 1 and a.active:
-            ev += self._walk(enc, a, path[1:], dice, react, how="moves on")
+            ev += self._walk(enc, a, path[1:], dice, react, how="moves on", origin=origin)
         return ev
 
     def _r_run(self, enc, a, d, dice, react):
@@ -842,13 +843,14 @@ class ReferenceSagaRuleset(Ruleset):
         path = enc.grid.ray(a.pos, (dx, dy), steps)
         return self._walk(enc, a, path, dice, react, how="runs")
 
-    def _walk(self, enc, a, path, dice, react, how: str, safe: bool = False) -> list[Event]:
+    def _walk(self, enc, a, path, dice, react, how: str, safe: bool = False, origin=None) -> list[Event]:
         """Move along path square by square; leaving a threatened square provokes (unless `safe`)."""
         ev: list[Event] = []
         start = a.pos
         struck: set[int] = set()
         threats = self._threats(enc, a)
         g = enc.grid
+        walked = []  # issue 24: the movement spent on the squares walked, diagonals counted from origin
         for sq in path:
             if not safe:
                 for eid in threats.get(g.index(*a.pos), ()):
@@ -861,12 +863,15 @@ class ReferenceSagaRuleset(Ruleset):
             if not a.active:
                 break
             a.pos = sq
+            walked.append(sq)
+        cost = g.path_cost(origin or start, ([start] if origin else []) + walked) - (
+            g.path_cost(origin, [start]) if origin else 0)
         if a.state["grabbing"] is not None and a.pos != start:
             other = enc.units[a.state["grabbing"]]
             if g.distance(a.pos, other.pos) > 1:
                 other.state["grabbed_by"] = [x for x in other.state["grabbed_by"] if x != a.id]
                 a.state["grabbing"] = None
-        ev.insert(0, Event("move", a.id, None, start=start, end=a.pos, squares=len(path), how=how))
+        ev.insert(0, Event("move", a.id, None, start=start, end=a.pos, squares=len(path), cost=cost, how=how))
         ev[0].data["end"] = a.pos
         return ev
 

@@ -170,6 +170,31 @@ def test_run_and_charge_count_diagonals_over_the_whole_line(action, rows, square
         assert ("charge" in actions(b)) == legal
 
 
+# Move events give the movement spent (`cost`) besides the squares stepped (issue 24: narration said "(3 squares)"
+# for a move costing 4). A at (12, 2) unless said; T a sword (at (0, 0) for the withdrawal, else far off).
+@pytest.mark.parametrize("rows,action,square,a_at,t_at,want", [
+    (floor(16, 8), "move", (14, 5), (12, 2), (0, 7), [("moves", 3, 4)]),     # 2 diagonals (1 + 2) and 1 straight
+    (["................", "................", "................", ".............~~."], "move", (13, 3), (12, 2),
+     (0, 0), [("moves", 1, 2)]),                                             # difficult terrain double
+    (floor(16, 8), "withdraw", (3, 3), (1, 1), (0, 0), [("withdraws", 1, 1), ("moves on", 1, 2)]),  # 2nd diagonal
+    (floor(16, 8), "run", (15, 5), (12, 2), (0, 7), [("runs", 3, 4)]),
+    (floor(16, 8), "charge", "T", (0, 0), (4, 4), [("charges", 3, 4)]),      # ends at (3, 3)
+])
+def test_move_events_give_the_movement_spent(rows, action, square, a_at, t_at, want):
+    b = make(rows, [unit("A", "pcs", a_at, SWORD), unit("T", "npcs", t_at, SWORD)])
+    if action == "charge":
+        ev = step(b, "charge", "T", faces=[1])
+    else:
+        ev = step(b, action, square=square)
+    assert [(e.get("how"), e.get("squares"), e.get("cost")) for e in all_of(ev, "move")] == want
+
+
+def test_a_move_cut_short_costs_what_was_walked():
+    b = make(floor(8, 3), [unit("A", "pcs", (1, 1), SWORD, hp=1), unit("T", "npcs", (0, 1), SWORD)])
+    ev = step(b, "move", square=(4, 1), faces=[20, 1])  # the attack of opportunity drops A where it stands
+    assert u(b, "A").down and [(e.get("squares"), e.get("cost")) for e in all_of(ev, "move")] == [(3, 0)]
+
+
 @pytest.mark.parametrize("heavy,limit", [(False, 24), (True, 18)])
 def test_run_straight_line_4x_or_3x_in_heavy_armor(heavy, limit):
     b = make(floor(30, 3), [unit("A", "pcs", (0, 1), SWORD, heavy_armor=heavy), unit("T", "npcs", (29, 0), PISTOL)])

@@ -1073,9 +1073,10 @@ class SagaRuleset(Ruleset):
         firsts = self._withdraw_firsts(enc, a)
         path = M.seeded_path(g, M.seeds_after(g, a.pos, firsts), g.index(*d.square), C.speed(a) // 2,
                              self._enemy_squares(enc, a), self._threats(enc, a))
+        origin = a.pos
         ev = self._walk(enc, a, path[:1], dice, react, how="withdraws", safe=True)
         if len(path) > 1 and not a.down:
-            ev += self._walk(enc, a, path[1:], dice, react, how="moves on")
+            ev += self._walk(enc, a, path[1:], dice, react, how="moves on", origin=origin)
         return ev
 
     def _r_run(self, enc, a, d, dice, react):
@@ -1086,9 +1087,12 @@ class SagaRuleset(Ruleset):
         masks = _legal.move_masks(enc, a) if _legal is not None else None
         return self._walk(enc, a, path, dice, react, how="runs", danger=None if masks is None else masks[1])
 
-    def _walk(self, enc, a, path, dice, react, how: str, safe: bool = False, danger: bytes | None = None
-              ) -> list[Event]:
-        """Move along path square by square; leaving a threatened square provokes (unless `safe`).
+    def _walk(self, enc, a, path, dice, react, how: str, safe: bool = False, danger: bytes | None = None,
+              origin: tuple[int, int] | None = None) -> list[Event]:
+        """Move along path square by square; leaving a threatened square provokes (unless `safe`). The move event
+        gives the squares of the path and the movement spent on those walked (`cost`: every second diagonal 2,
+        difficult terrain double), counting the diagonals from `origin` when the walk goes on with a move begun
+        there (a withdrawal after its first square).
 
         `danger`, when given, flags the squares of `_threats` (one byte per square, from `_legal.move_masks`): a
         walk that leaves none of them goes straight to its end without looking at the enemies."""
@@ -1106,12 +1110,13 @@ class SagaRuleset(Ruleset):
         if not safe:
             threatening = self._threatening(enc, a)
             safe = not threatening
+        walked = len(path)
         if safe:  # nothing can provoke: straight to the end
             if path:
                 a.pos = path[-1]
         else:
             struck: set[int] = set()
-            for sq in path:
+            for k, sq in enumerate(path):
                 for eid in self._threatened_at(g, threatening, a.pos):
                     if eid in struck:
                         continue
@@ -1120,6 +1125,7 @@ class SagaRuleset(Ruleset):
                     if a.down:
                         break
                 if a.down:
+                    walked = k
                     break
                 a.pos = sq
         if a.state["grabbing"] is not None and a.pos != start:
@@ -1127,7 +1133,12 @@ class SagaRuleset(Ruleset):
             if g.distance(a.pos, other.pos) > 1:
                 other.state["grabbed_by"] = [x for x in other.state["grabbed_by"] if x != a.id]
                 a.state["grabbing"] = None
-        moved = new_event("move", a.id, None, {"start": start, "end": a.pos, "squares": len(path), "how": how})
+        if origin is None:
+            cost = g.path_cost(start, path[:walked])
+        else:
+            cost = g.path_cost(origin, [start, *path[:walked]]) - g.path_cost(origin, [start])
+        moved = new_event("move", a.id, None, {"start": start, "end": a.pos, "squares": len(path), "cost": cost,
+                                               "how": how})
         return [moved, *ev] if ev else [moved]
 
     def _aoo(self, enc, e: Unit, t: Unit, dice, react, why: str) -> list[Event]:
