@@ -88,6 +88,7 @@ class LiveSession(SessionCore):
         super().__init__(enc, ruleset, npcs, pcs, dice=dice, dice_mode=mode, difficulty=config.difficulty,
                          seed=config.seed, say=self.messages.append)
         self.pending: Pending | None = None
+        self._snapshots: dict[int, tuple[_Snapshot, str]] = {}  # undo steps as JSON, by id
         self.version = 0  # counts the changes, for the page to know it is up to date
 
     def _narrated(self, events: list) -> list[str]:
@@ -214,9 +215,7 @@ class LiveSession(SessionCore):
     def to_dict(self) -> dict:
         """Everything needed to carry on after a restart: the autopilot's save, the log, the recent undo steps,
         the choosers' generators and the pending operation."""
-        undo = [{"enc": s.enc.to_dict(), "dice_state": _jsonable(s.dice_state), "n_log": s.n_log,
-                 "vetoed": [d.to_dict() for d in sorted(s.vetoed, key=repr)], "what": s.what}
-                for s in self.undo_stack[-KEPT_UNDO:]]
+        undo = [json.loads(self._snapshot_json(s)) for s in self.undo_stack[-KEPT_UNDO:]]
         choosers = [c for c in (self.npc_chooser, self.pc_chooser) if c is not None]
         return {"format": FORMAT, "version": VERSION, "id": self.id, "config": self.config.__dict__,
                 "save": self.save_data(), "log": list(self.log.lines), "decisions": self.decisions,
@@ -226,6 +225,31 @@ class LiveSession(SessionCore):
                               "dealt": {str(k): v for k, v in c.dealt.items()}} for c in choosers],
                 "pending": self.pending.to_dict() if self.pending else None}
 
+    def _snapshot_json(self, snap: _Snapshot) -> str:
+        """An undo step as JSON, made once (a step never changes once taken)."""
+        key = id(snap)
+        hit = self._snapshots.get(key)
+        if hit is None or hit[0] is not snap:
+            text = json.dumps({"enc": snap.enc.to_dict(), "dice_state": _jsonable(snap.dice_state),
+                               "n_log": snap.n_log, "vetoed": [d.to_dict() for d in sorted(snap.vetoed, key=repr)],
+                               "what": snap.what}, separators=(",", ":"))
+            hit = self._snapshots[key] = (snap, text)
+        return hit[1]
+
+    def file_text(self) -> str:
+        """`to_dict` as JSON text, its undo steps from their cache (writing the file after a change stays cheap)."""
+        kept = self.undo_stack[-KEPT_UNDO:]
+        steps = [self._snapshot_json(s) for s in kept]
+        alive = {id(s) for s in kept}
+        for key in [k for k in self._snapshots if k not in alive]:
+            del self._snapshots[key]
+        undo, self.undo_stack = self.undo_stack, []
+        try:
+            head = json.dumps(self.to_dict(), separators=(",", ":"))
+        finally:
+            self.undo_stack = undo
+        return head.replace('"undo":[]', '"undo":[' + ",".join(steps) + "]", 1)
+
     def write(self) -> None:
         """Write the session's file (atomically: a crash leaves the last one whole)."""
         p = self.path
@@ -234,7 +258,7 @@ class LiveSession(SessionCore):
         p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{self.id}.", dir=p.parent)
         with os.fdopen(fd, "w") as f:
-            json.dump(self.to_dict(), f, separators=(",", ":"))
+            f.write(self.file_text())
         os.replace(tmp, p)
 
     @classmethod

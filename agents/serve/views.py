@@ -56,19 +56,27 @@ def unit_view(live: LiveSession, u, mark: str) -> dict:
             "numbers": {k: u.state[k] for k in live.numbers(u)}, "conditions": live.conditions(u)}
 
 
-def decision_view(live: LiveSession, d: Decision, estimate: bool = True) -> dict:
+def decision_view(live: LiveSession, d: Decision, estimate: bool = True, words: dict | None = None) -> dict:
     """A decision with its words: what typing it takes (`command`), the ruleset's `describe`, its action's name
-    and cost, and its estimate (null where the ruleset has none)."""
+    and cost, and its estimate (null where the ruleset has none). `words`: the actions' short words known so far."""
     enc, rs = live.enc, live.ruleset
     spec = rs.catalogue.get(d.action)
     out = {"decision": decision_json(d), "command": command_for(d, enc, rs), "text": rs.describe(d, enc),
            "action": d.action, "name": spec.name if spec else ("End turn" if d == END else d.action),
-           "word": short_word(rs, d.action), "cost": spec.cost if spec else "free"}
+           "word": _word(rs, d.action, words), "cost": spec.cost if spec else "free"}
     if spec is not None and spec.options > 1:
         out["option_label"] = rs.option_label(d, enc)
     if estimate:
         out["estimate"] = _estimate(estimate_of(live.battle, d)) if d.target is not None else None
     return out
+
+
+def _word(rs, action: str, words: dict | None) -> str:
+    if words is None:
+        return short_word(rs, action)
+    if action not in words:
+        words[action] = short_word(rs, action)
+    return words[action]
 
 
 def legal_view(live: LiveSession) -> dict:
@@ -77,7 +85,8 @@ def legal_view(live: LiveSession) -> dict:
     if live.enc.actor is None or live.enc.over or live.pending is not None:
         return {"decisions": [], "listing": []}
     legal = live.battle.legal()
-    return {"decisions": [decision_view(live, d) for d in legal], "listing": legal_listing(live.battle)}
+    words: dict[str, str] = {}
+    return {"decisions": [decision_view(live, d, words=words) for d in legal], "listing": legal_listing(live.battle)}
 
 
 def proposal_view(live: LiveSession, prop: Proposal) -> dict:
