@@ -97,7 +97,7 @@ def test_a_natural_20_below_the_ac_hits_for_normal_damage():
     assert first(ev, "damage").get("amount") == 1      # 4 - 9, at least 1
 
 
-# ---- critical effects -------------------------------------------------------------------------------------------------
+# ---- critical effects ------------------------------------------------------------------------------------------------
 def test_burn_critical_sets_the_target_burning_until_it_saves():
     burner = {**LASER, "critical": "burn 1d6"}
     b = make(floor(4, 1), [unit("A", "pcs", (0, 0), burner), unit("T", "npcs", (2, 0), KNIFE)])
@@ -137,7 +137,7 @@ def test_arc_critical_leaps_to_the_closest_creature_within_10_ft():
     assert u(b, "N").id == arc.target and u(b, "N").hp == 25 and u(b, "F").hp == 30
 
 
-# ---- Stamina, Hit Points, death and dying --------------------------------------------------------------------------------
+# ---- Stamina, Hit Points, death and dying ----------------------------------------------------------------------------
 def test_damage_takes_stamina_first_then_hit_points():
     b = make(floor(3, 1), [unit("A", "pcs", (0, 0), {**KNIFE, "damage": "1d10"}),
                            unit("T", "npcs", (1, 0), KNIFE, hp=10, sp=5, rp=1)])
@@ -162,7 +162,7 @@ def test_zero_hit_points(rp, hp, damage, dead):
     assert t.down and t.dead == dead and t.hp == 0
 
 
-# ---- cover, flanking, prone, blinded -----------------------------------------------------------------------------------
+# ---- cover, flanking, prone, blinded ---------------------------------------------------------------------------------
 def test_low_cover_gives_plus_4_and_soft_cover_from_a_creature():
     b = make(["....c.."], [unit("A", "pcs", (0, 0), LASER), unit("T", "npcs", (6, 0), KNIFE)])
     atk = first(step(b, "ranged_attack", "T", faces=[1]), "attack")

@@ -140,7 +140,7 @@ def test_enemies_block_movement_allies_can_be_passed_but_not_ended_on():
     assert (2, 0) in squares and (1, 0) not in squares and (3, 0) not in squares
 
 
-# ---- drawing and reloading ---------------------------------------------------------------------------------------------
+# ---- drawing and reloading -------------------------------------------------------------------------------------------
 def test_draw_a_weapon_is_a_move_action_and_stows_what_no_longer_fits():
     b = make(floor(4, 1), [unit("A", "pcs", (0, 0), LASER, KNIFE, RIFLE), unit("T", "npcs", (3, 0))])
     a = u(b, "A")

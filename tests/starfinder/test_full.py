@@ -97,7 +97,7 @@ def test_no_charge_while_entangled_or_prone():
     assert "charge" not in actions(b)
 
 
-# ---- run ---------------------------------------------------------------------------------------------------------------
+# ---- run -------------------------------------------------------------------------------------------------------------
 def test_run_four_times_speed_in_a_straight_line_and_flat_footed():
     b = make(floor(30, 3), [unit("A", "pcs", (0, 1), LASER, speed=30), unit("T", "npcs", (29, 1), LASER)])
     squares = legal_squares(b, "run")
@@ -121,7 +121,7 @@ def test_running_provokes():
     assert all_of(step(b, "run", square=(10, 1), faces=[1]), "aoo")
 
 
-# ---- withdraw, coup de grace ---------------------------------------------------------------------------------------------
+# ---- withdraw, coup de grace -----------------------------------------------------------------------------------------
 def test_withdraw_double_speed():
     b = make(floor(16, 3), [unit("A", "pcs", (0, 1), LASER), unit("T", "npcs", (15, 1))])
     squares = legal_squares(b, "withdraw")

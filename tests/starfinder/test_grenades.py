@@ -4,7 +4,7 @@ import pytest
 
 from engine.rulesets.starfinder import area as A
 
-from .helpers import FRAG, KNIFE, LASER, actions, all_of, first, floor, legal_squares, make, step, u, unit, why
+from .helpers import FRAG, LASER, actions, first, floor, legal_squares, make, step, u, unit, why
 
 LAUNCHER = {"name": "grenade launcher", "kind": "ranged", "damage": "1d8", "type": "P", "range": 60, "explode": 5,
             "dc": 13, "capacity": 2, "usage": 1, "hands": 2}

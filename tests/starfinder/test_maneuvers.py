@@ -54,7 +54,7 @@ def test_a_bull_rushed_foe_provokes_from_others_who_threaten_it():
     assert [e.actor for e in all_of(ev, "aoo")] == [u(b, "B").id]
 
 
-# ---- dirty trick ------------------------------------------------------------------------------------------------------
+# ---- dirty trick -----------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("cond", ["blinded", "deafened", "entangled", "off_target", "shaken", "sickened"])
 def test_dirty_trick_gives_the_chosen_condition(cond):
     b = _duel()
@@ -83,7 +83,7 @@ def test_the_target_can_shake_off_a_dirty_trick_as_a_move_action():
     assert "off_target" not in t.state["conds"] and b.enc.budget["move"] == 0
 
 
-# ---- disarm -------------------------------------------------------------------------------------------------------------
+# ---- disarm ----------------------------------------------------------------------------------------------------------
 def test_disarm_drops_the_weapon_into_the_targets_square_to_be_picked_up():
     b = _duel(a_weapons=(KNIFE, LASER))
     assert u(b, "A").state["wield"] == [0, 1]       # a knife and a pistol: no free hand to catch it
@@ -110,7 +110,7 @@ def test_disarm_needs_a_held_weapon():
     assert "disarm" not in actions(b) and "holds no weapon" in why(b, "disarm", "T")
 
 
-# ---- grapple ------------------------------------------------------------------------------------------------------------
+# ---- grapple ---------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("face,cond", [(19, "grappled"), (18, None)])
 def test_grapple_at_kac_plus_8(face, cond):
     b = _duel(a_over={"bab": 1})
@@ -198,7 +198,7 @@ def test_grappling_back_turns_the_grapple_around():
     assert "grappled" in a.state["conds"] and "grappled" not in t.state["conds"] and a.state["grappled_by"] == t.id
 
 
-# ---- reposition ----------------------------------------------------------------------------------------------------------
+# ---- reposition ------------------------------------------------------------------------------------------------------
 def test_reposition_moves_the_target_within_reach_and_5_ft_per_5_over():
     b = _duel(rows=floor(7, 5), t_at=(2, 2), a_over={"bab": 0})
     b.enc.units[0].pos = (1, 2)
@@ -209,7 +209,7 @@ def test_reposition_moves_the_target_within_reach_and_5_ft_per_5_over():
     assert u(b, "T").pos == (2, 3)
 
 
-# ---- sunder --------------------------------------------------------------------------------------------------------------
+# ---- sunder ----------------------------------------------------------------------------------------------------------
 def test_sunder_damages_the_held_weapon_past_its_hardness():
     axe = {"name": "axe", "kind": "melee", "damage": "1d12", "type": "S"}
     b = _duel(a_weapons=(axe,), a_over={"str": 5}, t_over={"weapons": [{**LASER, "level": 1}]})
@@ -227,7 +227,7 @@ def test_sunder_damages_the_held_weapon_past_its_hardness():
     assert t.state["lost"] == [0] and t.state["wield"] == []
 
 
-# ---- trip ------------------------------------------------------------------------------------------------------------------
+# ---- trip ------------------------------------------------------------------------------------------------------------
 def test_trip_knocks_prone_and_a_trip_weapon_adds_2():
     b = _duel(a_weapons=(TRIPPER,))
     atk = first(step(b, "trip", "T", faces=[18]), "attack")

@@ -27,7 +27,7 @@ SHAKE = {"name": "fright", "kind": "spell", "target": "enemy", "range": 30, "sav
 SERUM = {"name": "serum of healing", "target": "self", "heal": "1d8", "uses": 1}
 
 
-# ---- covering fire ------------------------------------------------------------------------------------------------------
+# ---- covering fire ---------------------------------------------------------------------------------------------------
 def _cover_scene(**over):
     # A covers F; E (a laser pistol) shoots at F
     return make(floor(10, 5), [unit("A", "pcs", (0, 2), LASER, **over), unit("F", "pcs", (4, 2), KNIFE),
@@ -62,7 +62,7 @@ def test_covering_fire_lapses_at_the_coverers_next_turn():
     assert u(b, "F").state["covered"] == []
 
 
-# ---- harrying fire -----------------------------------------------------------------------------------------------------
+# ---- harrying fire ---------------------------------------------------------------------------------------------------
 def test_harrying_fire_gives_the_next_allys_attack_plus_2():
     b = make(floor(10, 5), [unit("A", "pcs", (0, 2), LASER), unit("F", "pcs", (2, 2), LASER),
                             unit("E", "npcs", (8, 2))])
@@ -81,7 +81,7 @@ def test_harrying_fire_does_not_help_the_harrier():
     assert first(step(b, "ranged_attack", "E", faces=[1]), "attack").get("bonus") == 0
 
 
-# ---- feint ---------------------------------------------------------------------------------------------------------------
+# ---- feint -----------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("sense,cr,dc", [
     (8, 1, 18),       # 10 + Sense Motive
     (0, 4, 21),       # 15 + 1 1/2 x CR

@@ -42,18 +42,33 @@ def corners(point: Point) -> tuple[tuple[int, int], ...]:
 
 def clear(g: "Grid", a: tuple[float, float], b: tuple[float, float]) -> bool:
     """Line of effect between two points of the map (in squares, (0, 0) the map's top-left corner): nothing that
-    blocks effect (a wall, a closed door, a window) on the squares the segment crosses, its ends excepted."""
+    blocks effect (a wall, a closed door, a window) on the squares the segment crosses (a grid traversal: every
+    square its interior passes through; one that only touches a corner does not count)."""
     codes = g.line_codes()
     w, h = g.width, g.height
     ax, ay = a
-    dx, dy = b[0] - ax, b[1] - ay
-    n = 8 * int(max(abs(dx), abs(dy)) + 1) + 1
-    for k in range(1, n):
-        t = k / n
-        x, y = int(ax + t * dx), int(ay + t * dy)
+    bx, by = b
+    dx, dy = bx - ax, by - ay
+    sx, sy = (dx > 0) - (dx < 0), (dy > 0) - (dy < 0)
+    # the square the segment starts in, nudged along the direction so that a start on a grid line is inside it
+    x, y = math.floor(ax + 1e-9 * sx), math.floor(ay + 1e-9 * sy)
+    ex, ey = math.floor(bx - 1e-9 * sx), math.floor(by - 1e-9 * sy)
+    tx = ((x + (sx > 0)) - ax) / dx if dx else math.inf    # segment parameter of the next vertical grid line
+    ty = ((y + (sy > 0)) - ay) / dy if dy else math.inf
+    step_x, step_y = (abs(1 / dx) if dx else math.inf), (abs(1 / dy) if dy else math.inf)
+    while True:
         if not (0 <= x < w and 0 <= y < h) or codes[y * w + x] >= 3:
             return False
-    return True
+        if x == ex and y == ey:
+            return True
+        if abs(tx - ty) < 1e-9:      # through a corner exactly: on to the diagonal square
+            x, y, tx, ty = x + sx, y + sy, tx + step_x, ty + step_y
+        elif tx < ty:
+            x, tx = x + sx, tx + step_x
+        else:
+            y, ty = y + sy, ty + step_y
+        if min(tx, ty) > 1 + 1e-9 and (x, y) != (ex, ey):
+            return True
 
 
 def reaches(g: "Grid", square: tuple[int, int], point: Point) -> bool:

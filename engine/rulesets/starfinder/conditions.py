@@ -16,6 +16,8 @@ removed as the first turn at or after (r + N, s) begins (`expired`).
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 CONDITIONS: dict[str, dict] = {
     "blinded": {"flat": True, "slow": True, "miss": 50},
     "deafened": {},                          # -4 initiative and Perception: neither is rolled mid-battle here
@@ -92,21 +94,27 @@ def expired(state: dict, now: int) -> list[str]:
     return [c for c, end in state["conds"].items() if end != FOREVER and end <= now]
 
 
+@lru_cache(maxsize=1024)
+def _combined(names: tuple[str, ...]) -> dict:
+    """What a set of conditions does together: numeric effects summed (pinned replaces grappled's penalties), flags
+    joined."""
+    out: dict = {}
+    pinned = "pinned" in names
+    for c in names:
+        if pinned and c == "grappled":
+            continue
+        for k, v in CONDITIONS[c].items():
+            out[k] = (out.get(k, 0) + v) if type(v) is int else (out.get(k) or v)
+    return out
+
+
 def effect(state: dict, key: str) -> int:
     """The sum of a numeric effect over the unit's conditions (pinned replaces grappled's penalties)."""
     conds = state["conds"]
-    if not conds:
-        return 0
-    total = 0
-    pinned = "pinned" in conds
-    for c in conds:
-        if pinned and c == "grappled":
-            continue
-        total += CONDITIONS[c].get(key, 0)
-    return total
+    return _combined(tuple(conds)).get(key, 0) if conds else 0
 
 
 def has(state: dict, flag: str) -> bool:
     """Whether any of the unit's conditions has a flag (stuck, flat, no_react, ...)."""
     conds = state["conds"]
-    return bool(conds) and any(CONDITIONS[c].get(flag) for c in conds)
+    return bool(conds) and bool(_combined(tuple(conds)).get(flag))

@@ -153,19 +153,37 @@ def ability_on(rs: "StarfinderRuleset", enc: "Encounter", a: "Unit", ab: dict, t
 
 
 def threat_estimate(rs: "StarfinderRuleset", enc: "Encounter", a: "Unit", t: "Unit") -> tuple[float, float]:
-    """The best single attack a has on t from where it stands: (hit chance, expected damage)."""
+    """The best single attack a has on t from where it stands: (hit chance, expected damage), for the observation.
+    A lean reading of the attack roll: the weapon's bonus and a's conditions against t's EAC or KAC with its
+    conditions and stance, the range penalty and terrain cover; flanking, soft cover and one-use bonuses (covering
+    or harrying fire, a feint) are left to `estimate`."""
     if a.down or t.down:
         return 0.0, 0.0
-    best = (0.0, 0.0)
+    s = a.state
+    conds = s["conds"]
+    att = K.effect(s, "attack") if conds else 0
+    miss = 1 - K.effect(s, "miss") / 100 if conds else 1.0
+    best_p = best_d = 0.0
     m = rs.attack_weapon(a)
     if m is not None and rs.can_melee(enc, a, t, m):
-        e = weapon_attack(rs, enc, a, t, m, "melee attack")
-        best = max(best, (e.hit_chance, e.expected_damage), key=lambda x: x[1])
+        w = a.stats["weapons"][m]
+        ab = C.weapon_bonus(a, m) + att + (K.effect(s, "melee") if conds else 0)
+        ac = C.armor_class(t, C.is_energy(w["type"]), True)[0]
+        p = p_hit(ab, ac) * miss
+        best_p, best_d = p, (p + p_crit(ab, ac) * miss) * _mean(C.damage_expr(a, m), t, w["type"])
     r = rs.ranged_weapon(a)
     if r is not None and rs.can_shoot(enc, a, t, r):
-        e = weapon_attack(rs, enc, a, t, r, "ranged attack")
-        best = max(best, (e.hit_chance, e.expected_damage), key=lambda x: x[1])
-    return best
+        g = enc.grid
+        w = a.stats["weapons"][r]
+        ab = C.weapon_bonus(a, r) + att + (C.range_penalty(w, g.distance(a.pos, t.pos) * C.FEET) or 0)
+        ac = C.armor_class(t, C.is_energy(w["type"]), False)[0]
+        gw = g.width
+        ac += C.COVER_AC[g.sight(a.pos[1] * gw + a.pos[0], t.pos[1] * gw + t.pos[0])[2]]
+        p = p_hit(ab, ac) * miss
+        d = (p + p_crit(ab, ac) * miss) * _mean(C.dice(w["damage"]), t, w["type"])
+        if d > best_d:
+            best_p, best_d = p, d
+    return best_p, best_d
 
 
 def unit_features(rs: "StarfinderRuleset", enc: "Encounter", u: "Unit") -> list[float]:

@@ -120,7 +120,6 @@ class Movement:
     def threat_map(self, enc: "Encounter", mover: "Unit", exclude: int | None = None) -> dict[int, list[int]]:
         """Square index -> the units that could take an attack of opportunity on `mover` leaving it."""
         g = enc.grid
-        w = g.width
         out: dict[int, list[int]] = {}
         for e in enc.units:
             if e.side == mover.side or e.id == exclude or not self.can_aoo(enc, e):
@@ -165,7 +164,7 @@ class Movement:
             e.state["reaction"] = False
             ev.append(new_event("aoo", e.id, t.id, {"why": why}))
             before = t.hp
-            hit, _, more = self._attack(enc, e, t, self.melee_weapon(e), dice, "attack of opportunity")
+            _, _, more = self._attack(enc, e, t, self.melee_weapon(e), dice, "attack of opportunity")
             ev += more
             damaged = damaged or t.hp < before
             if t.down:
@@ -174,14 +173,18 @@ class Movement:
 
     # ---- walking ----------------------------------------------------------------------------------------------------
     def walk(self, enc: "Encounter", a: "Unit", path: list[tuple[int, int]], dice: "Dice", react: "React | None",
-             how: str, safe_first: bool = False, safe: bool = False, cost: int | None = None) -> list[Event]:
+             how: str, safe_first: bool = False, safe: bool = False, cost: int | None = None,
+             threats: dict[int, list[int]] | None = None) -> list[Event]:
         """Move along `path` square by square. Leaving a threatened square provokes (not with `safe`: a guarded step;
         not the first square with `safe_first`: a withdrawal); the attack comes before the step, and a unit that
-        drops stops where it is. A grappler that moves lets go."""
+        drops stops where it is. A grappler that moves lets go. `threats`: the mover's threat map, if known."""
         start = a.pos
         ev: list[Event] = []
         if path:
-            threats = {} if safe else self.threat_map(enc, a)
+            if safe:
+                threats = {}
+            elif threats is None:
+                threats = self.threat_map(enc, a)
             struck: set[int] = set()
             w = enc.grid.width
             for k, sq in enumerate(path):

@@ -29,6 +29,7 @@ from engine.core.units import Unit
 from . import area as A
 from . import combat as C
 from . import conditions as K
+from . import estimates as E
 from . import stats as S
 from .abilities import Abilities
 from .maneuvers import Maneuvers
@@ -59,7 +60,7 @@ _CATALOGUE, _REACTIONS = _load_catalogue(_HERE / "actions.yaml")
 # ---- interned decisions (legal_actions returns the same objects each time) ------------------------------------------
 _BY_TARGET: dict[tuple[str, int], Decision] = {}
 _BY_OPTION: dict[tuple[str, int], Decision] = {}
-_BY_SQUARE: dict[tuple[str, tuple[int, int]], Decision] = {}
+_SQUARE_TABLES: dict[tuple[str, int, int], list[Decision]] = {}
 _PLAIN = {k: Decision(k) for k in ("fight_defensively", "total_defense", "concentrate", "dismiss", "escape",
                                    "stand_up", "shake_off", "drop_prone")}
 
@@ -79,11 +80,82 @@ def _o(action: str, option: int) -> Decision:
 
 
 def _s(action: str, square: tuple[int, int]) -> Decision:
-    got = _BY_SQUARE.get((action, square))
+    return Decision(action, square=square)
+
+
+def squares_table(action: str, g) -> list[Decision]:
+    """Decision(action, square=(x, y)) for every flat index of maps of g's size, built once (decisions are
+    immutable: shared by every map of that size)."""
+    key = (action, g.width, g.height)
+    got = _SQUARE_TABLES.get(key)
     if got is None:
-        if len(_BY_SQUARE) > 200_000:
-            _BY_SQUARE.clear()
-        got = _BY_SQUARE[(action, square)] = Decision(action, square=square)
+        if len(_SQUARE_TABLES) > 256:
+            _SQUARE_TABLES.clear()
+        got = _SQUARE_TABLES[key] = [Decision(action, square=xy) for xy in g._geometry.xys]
+    return got
+
+
+def charge_ends(g, start: tuple[int, int], target: tuple[int, int], feet: int) -> list[tuple[int, tuple[int, int]]]:
+    """(distance, end square) of the squares from which a reach of `feet` attacks `target`, closest to `start` first
+    (ties: the straightest)."""
+    ax, ay = start
+    out = [(g.distance(start, end), (end[0] - ax) ** 2 + (end[1] - ay) ** 2, end[1], end[0], end)
+           for end in map(g.xy, reach_squares(g, target, feet))]
+    out.sort()
+    return [(x[0], x[4]) for x in out]
+
+
+def charge_line(g, start: tuple[int, int], end: tuple[int, int]) -> list[tuple[int, int]] | None:
+    """The squares of the straight line from start to end (end included) when none of them blocks or slows
+    movement; None otherwise. Cached per map, door state and pair of squares."""
+    geo = g._geometry
+    tables = geo.memo.setdefault("starfinder_charge", {})
+    key = (g._door_key(), start, end)
+    if key in tables:
+        return tables[key]
+    if len(tables) > 100_000:
+        tables.clear()
+    w = g.width
+    line = [g.xy(i) for i in g.between(start, end)] + [end]
+    ok = all(g.passable(y * w + x) and g.enter_cost(y * w + x) == 1 for x, y in line)
+    got = tables[key] = line if ok else None
+    return got
+
+
+def run_rays(g, start: tuple[int, int], limit: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """Per direction of the 8, the squares a run from `start` passes within `limit` squares of movement, up to the
+    map's edge, difficult terrain, anything solid or a wall's corner (creatures are checked by the caller). Cached
+    per map, door state, square and limit."""
+    geo = g._geometry
+    tables = geo.memo.setdefault("starfinder_run", {})
+    key = (g._door_key(), start, limit)
+    got = tables.get(key)
+    if got is None:
+        if len(tables) > 50_000:
+            tables.clear()
+        rays = []
+        for dx, dy in ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)):
+            (x, y), cost, parity, ray = start, 0, 0, []
+            while True:
+                nx, ny = x + dx, y + dy
+                if not g.inside(nx, ny):
+                    break
+                i = g.index(nx, ny)
+                if not g.passable(i) or g.enter_cost(i) > 1:
+                    break
+                if dx and dy:
+                    if g.kind(g.index(nx, y)) == "wall" or g.kind(g.index(x, ny)) == "wall":
+                        break
+                    cost += 2 if parity else 1
+                    parity ^= 1
+                else:
+                    cost += 1
+                if cost > limit:
+                    break
+                ray.append((nx, ny))
+                x, y = nx, ny
+            rays.append(tuple(ray))
+        got = tables[key] = tuple(rays)
     return got
 
 
@@ -155,10 +227,10 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         s["defense"], s["total_defense"], s["charged"] = 0, False, False
         if "burning" in s["conds"]:
             total = 0
-            for part in s["burn"]:
+            for part in s["burn"]:  # "1d6 F": fire (burn), "1d4 A": acid (corrode); each source adds
                 expr, typ = part.split()
-                got, faces = dice.roll(C.dice(expr), f"{u.name}'s burning")
-                total += got
+                got, _ = dice.roll(C.dice(expr), f"{u.name}'s burning")
+                total += C.reduce_damage(u, got, typ)
             enc.flags["burn_damage"] = total
             ev.append(new_event("burning", None, u.id, {"amount": total}))
             ev += C.deal_damage(enc, None, u, total, "F", "burning")
@@ -277,10 +349,10 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
                 blockers = [u.pos[1] * w + u.pos[0] for u in enemies]
                 friends = [u.pos[1] * w + u.pos[0] for u in enc.units if not u.down and u.side == a.side and u is not a]
                 if not prone:
-                    out += [_s("move", g.xy(i)) for i in g.reachable(a.pos, speed, blockers, friends) if i != here]
-                step = [_s("crawl" if prone else "guarded_step", g.xy(i))
-                        for i in g.reachable(a.pos, 1, blockers, friends) if i != here]
-                out += step
+                    table = squares_table("move", g)
+                    out += [table[i] for i in g.reachable(a.pos, speed, blockers, friends) if i != here]
+                table = squares_table("crawl" if prone else "guarded_step", g)
+                out += [table[i] for i in g.reachable(a.pos, 1, blockers, friends) if i != here]
             if prone or "off_kilter" in conds:
                 out.append(_PLAIN["stand_up"])
             for n in self._drawable(a):
@@ -300,10 +372,9 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         if (std or full) and not pinned:
             m = self.attack_weapon(a)
             r = self.ranged_weapon(a)
-            r2 = self.ranged_weapon(a, 1)
             th = self._held(a, "thrown")
             m_full = m is not None and not ws[m]["unwieldy"]
-            r_full = r2 is not None and not ws[r2]["unwieldy"]
+            r_full = r is not None and not ws[r]["unwieldy"]
             for e in enemies:
                 eid = e.id
                 melee_ok = m is not None and self.can_melee(enc, a, e, m)
@@ -328,7 +399,9 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
                 x = self.explode_weapon(a)
                 if x is not None:
                     wx = ws[x]
-                    out += [_s("explode_attack", p) for p, _ in A.targetable(g, a.pos, wx["range"] * wx["increments"] // 5)]
+                    reach = wx["range"] * wx["increments"] // 5
+                    table = squares_table("explode_attack", g)
+                    out += [table[p[1] * w + p[0]] for p, _ in A.targetable(g, a.pos, reach)]
                 if r is not None:
                     out += [_t("covering_fire", u.id) for u in enc.units
                             if not u.down and u.side == a.side and u is not a]
@@ -357,11 +430,13 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         # ---- full-action movement ----
         if full and not stuck and not prone and speed > 0:
             if not K.has(s, "no_run"):
-                out += [_s("run", sq) for sq in self.run_squares(enc, a)]
+                table = squares_table("run", g)
+                out += [table[sq[1] * w + sq[0]] for sq in self.run_squares(enc, a)]
             if "blinded" not in conds:
                 blockers = [u.pos[1] * w + u.pos[0] for u in enemies]
                 friends = [u.pos[1] * w + u.pos[0] for u in enc.units if not u.down and u.side == a.side and u is not a]
-                out += [_s("withdraw", g.xy(i)) for i in g.reachable(a.pos, 2 * speed, blockers, friends) if i != here]
+                table = squares_table("withdraw", g)
+                out += [table[i] for i in g.reachable(a.pos, 2 * speed, blockers, friends) if i != here]
         return out
 
     def _follow_ups(self, enc: Encounter, a: Unit, p: dict) -> list[Decision]:
@@ -380,8 +455,9 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         if kind == "ability":
             return self._ability_targets(enc, a, p)
         if kind == "reposition":
-            return [_s("reposition_to", sq) for sq in self.reposition_squares(enc, a, enc.units[p["target"]],
-                                                                              p["feet"])]
+            table = squares_table("reposition_to", enc.grid)
+            w = enc.grid.width
+            return [table[y * w + x] for x, y in self.reposition_squares(enc, a, enc.units[p["target"]], p["feet"])]
         return []
 
     @staticmethod
@@ -419,26 +495,22 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         if n is None:
             return None
         g = enc.grid
-        if not g.line_of_sight(a.pos, t.pos):
-            return None
         feet = reach_feet(a, n)
-        occupied = {u.pos for u in enc.units if not u.down and u is not a}
         limit = 2 * speed_squares(a)
+        dist = g.distance(a.pos, t.pos)
+        if dist < 2 or dist > limit + (2 if feet == 10 else feet // 5) or not g.line_of_sight(a.pos, t.pos):
+            return None
+        occupied = {u.pos for u in enc.units if not u.down and u is not a}
         best: int | None = None
         found = None
-        ax, ay = a.pos
-        ends = sorted((g.xy(i) for i in reach_squares(g, t.pos, feet)),  # closest first; ties: the straightest
-                      key=lambda sq: (g.distance(a.pos, sq), (sq[0] - ax) ** 2 + (sq[1] - ay) ** 2, sq[1], sq[0]))
-        for end in ends:
-            d = g.distance(a.pos, end)
+        for d, end in charge_ends(g, a.pos, t.pos, feet):
             if best is not None and d > best:
                 break
             best = d
             if d < 2 or d > limit or end in occupied:
                 continue
-            line = [g.xy(i) for i in g.between(a.pos, end)] + [end]
-            if all(g.passable(g.index(*sq)) and g.enter_cost(g.index(*sq)) == 1 and sq not in occupied
-                   for sq in line):
+            line = charge_line(g, a.pos, end)
+            if line is not None and not any(sq in occupied for sq in line):
                 found = (end, line)
                 break
         return found
@@ -446,35 +518,15 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
     def run_squares(self, enc: Encounter, a: Unit) -> list[tuple[int, int]]:
         """Squares a run can end on: along one of the 8 straight lines, up to four times the speed, stopping at
         difficult terrain, anything solid or an enemy; not on another creature."""
-        g = enc.grid
-        limit = 4 * speed_squares(a)
         occupied = {u.pos: u for u in enc.units if not u.down and u is not a}
         out = []
-        for dx, dy in ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)):
-            x, y = a.pos
-            cost, parity = 0, 0
-            while True:
-                nx, ny = x + dx, y + dy
-                if not g.inside(nx, ny):
-                    break
-                i = g.index(nx, ny)
-                if not g.passable(i) or g.enter_cost(i) > 1:
-                    break
-                if dx and dy:
-                    if g.kind(g.index(nx, y)) == "wall" or g.kind(g.index(x, ny)) == "wall":
-                        break
-                    cost += 2 if parity else 1
-                    parity ^= 1
-                else:
-                    cost += 1
-                if cost > limit:
-                    break
-                who = occupied.get((nx, ny))
-                if who is not None and who.side != a.side:
-                    break
+        for ray in run_rays(enc.grid, a.pos, 4 * speed_squares(a)):
+            for sq in ray:
+                who = occupied.get(sq)
                 if who is None:
-                    out.append((nx, ny))
-                x, y = nx, ny
+                    out.append(sq)
+                elif who.side != a.side:
+                    break
         return out
 
     def why_illegal(self, enc: Encounter, a: Unit, d: Decision) -> str:
@@ -1016,13 +1068,15 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         w = enc.grid.width
         return [u.pos[1] * w + u.pos[0] for u in enc.units if not u.down and u.side != a.side]
 
-    def _path(self, enc: Encounter, a: Unit, goal: tuple[int, int], budget: int) -> list[tuple[int, int]]:
-        danger = {i: 1 for i in self.threat_map(enc, a)}
-        return enc.grid.path(a.pos, goal, budget, self._blockers(enc, a), danger) or []
+    def _path(self, enc: Encounter, a: Unit, goal: tuple[int, int], budget: int) -> tuple[list, dict]:
+        """The walk to `goal` that leaves the fewest threatened squares, then is cheapest; and the threat map."""
+        threats = self.threat_map(enc, a)
+        danger = dict.fromkeys(threats, 1)
+        return enc.grid.path(a.pos, goal, budget, self._blockers(enc, a), danger) or [], threats
 
     def _r_move(self, enc, a, d, dice, react):
-        path = self._path(enc, a, d.square, speed_squares(a))
-        return self.walk(enc, a, path, dice, react, "moves", cost=enc.grid.path_cost(a.pos, path))
+        path, threats = self._path(enc, a, d.square, speed_squares(a))
+        return self.walk(enc, a, path, dice, react, "moves", cost=enc.grid.path_cost(a.pos, path), threats=threats)
 
     def _r_guarded_step(self, enc, a, d, dice, react):
         return self.walk(enc, a, [d.square], dice, react, "takes a guarded step", safe=True)
@@ -1031,8 +1085,9 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         return self.walk(enc, a, [d.square], dice, react, "crawls")
 
     def _r_withdraw(self, enc, a, d, dice, react):
-        path = self._path(enc, a, d.square, 2 * speed_squares(a))
-        return self.walk(enc, a, path, dice, react, "withdraws", safe_first=True, cost=enc.grid.path_cost(a.pos, path))
+        path, threats = self._path(enc, a, d.square, 2 * speed_squares(a))
+        return self.walk(enc, a, path, dice, react, "withdraws", safe_first=True,
+                         cost=enc.grid.path_cost(a.pos, path), threats=threats)
 
     def _r_run(self, enc, a, d, dice, react):
         dx = (d.square[0] > a.pos[0]) - (d.square[0] < a.pos[0])
@@ -1045,7 +1100,7 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
 
     def _r_charge(self, enc, a, d, dice, react):
         t = enc.units[d.target]
-        end, line = self.charge_end(enc, a, t)
+        _, line = self.charge_end(enc, a, t)
         ev = self.walk(enc, a, line, dice, react, "charges")
         a.state["charged"] = True
         if a.down or t.down:
@@ -1102,18 +1157,15 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
 
     # ---- estimates and observation features --------------------------------------------------------------------
     def estimate(self, enc: Encounter, actor: Unit, decision: Decision) -> Estimate:
-        from .estimates import estimate
-        return estimate(self, enc, actor, decision)
+        return E.estimate(self, enc, actor, decision)
 
     n_unit_features = 8
 
     def unit_features(self, enc: Encounter, u: Unit) -> list[float]:
-        from .estimates import unit_features
-        return unit_features(self, enc, u)
+        return E.unit_features(self, enc, u)
 
     def threat_estimate(self, enc: Encounter, attacker: Unit, target: Unit) -> tuple[float, float]:
-        from .estimates import threat_estimate
-        return threat_estimate(self, enc, attacker, target)
+        return E.threat_estimate(self, enc, attacker, target)
 
     # ---- narration ------------------------------------------------------------------------------------------------
     def attack_words(self, event: Event, enc: Encounter) -> tuple[str, str] | None:

@@ -136,7 +136,8 @@ def _weapon(w: Any, where: str) -> dict:
     out["type"] = _damage_type(out["type"], f"{where}.type")
     parse_critical(out["critical"], where)
     if out["kind"] != "melee" and out["range"] <= 0:
-        raise InputError(f"a {out['kind']} weapon needs a range increment", f"{where}.range", "give it in feet, e.g. 60")
+        raise InputError(f"a {out['kind']} weapon needs a range increment", f"{where}.range",
+                         "give it in feet, e.g. 60")
     if out["kind"] == "melee" and out["explode"]:
         raise InputError("a melee weapon cannot explode", f"{where}.explode", "use kind grenade or ranged")
     if out["kind"] == "grenade" and out["explode"] <= 0:
@@ -300,7 +301,7 @@ def initial_state(stats: dict) -> dict:
         "weapon_damage": [0] * len(ws),                          # sunder: damage the weapon has taken
         "dropped": [],                                           # weapons on the ground in the unit's square
         "lost": [],                                              # weapons gone for the encounter (destroyed, taken)
-        "conds": {},                                             # condition -> ends (round * 100 + slot), -1: until removed
+        "conds": {},                                             # condition -> when it ends (conditions.py); -1: never
         "burn": [],                                              # burning / corroding damage dice each turn
         "bleed": "",                                             # bleeding damage dice each turn
         "tricks": [],                                            # dirty-trick conditions removable as a move action
@@ -329,8 +330,8 @@ def check_unit(unit: Unit, where: str) -> None:
                          f"{where}.max_hp", _FIX)
     unknown, missing = set(s) - set(_STATE_TYPES), set(_STATE_TYPES) - set(s)
     if unknown or missing:
-        what = "; ".join(f"{label} {sorted(keys)}" for label, keys in (("lacks", missing), ("has unknown keys", unknown))
-                         if keys)
+        what = "; ".join(f"{label} {sorted(keys)}"
+                         for label, keys in (("lacks", missing), ("has unknown keys", unknown)) if keys)
         raise InputError(f"the play state {what}", f"{where}.state", _FIX)
     for k, t in _STATE_TYPES.items():
         v = s[k]
@@ -349,8 +350,8 @@ def check_unit(unit: Unit, where: str) -> None:
     for k, size in (("ammo", n), ("weapon_damage", n), ("uses", len(stats["abilities"])),
                     ("item_uses", len(stats["items"]))):
         if len(s[k]) != size or not all(type(v) is int and v >= -1 for v in s[k]):
-            raise InputError(f"'{k}' must give a whole number (-1: unlimited) for each of the {size}", f"{where}.state.{k}",
-                             _FIX)
+            raise InputError(f"'{k}' must give a whole number (-1: unlimited) for each of the {size}",
+                             f"{where}.state.{k}", _FIX)
     for c, end in s["conds"].items():
         if c not in CONDITIONS or type(end) is not int or end < -1:
             raise InputError(f"condition {c}: {end!r}", f"{where}.state.conds",
