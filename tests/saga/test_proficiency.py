@@ -56,7 +56,7 @@ def test_two_weapon_full_attack_adds_minus_5_for_the_weapon_not_proficient_with(
 
 @pytest.mark.parametrize("block,message", [
     ({"proficient": ["blasters"]}, "unknown weapon proficiency ['blasters']"),
-    ({"proficient": "pistols"}, "'proficient' must be list"),
+    ({"proficient": "pistols"}, "'proficient' must be a list"),
     ({"weapons": [{**SWORD, "proficiency": "swords"}]}, "weapon proficiency 'swords'"),
 ])
 def test_proficiency_fields_are_checked(block, message):

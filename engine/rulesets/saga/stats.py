@@ -45,6 +45,10 @@ RANGES = {  # Saga Table: Weapon Ranges, in squares (upper bounds of point blank
     "simple": (20, 40, 60, 80), "thrown": (6, 8, 10, 12), "melee": (0, 0, 0, 0),
 }
 UNIT_KEYS = {"name", "side", "template", "at", "tactics", "hp_now"}
+_TYPE_WORDS = {int: "a whole number", bool: "true or false", str: "text", list: "a list"}
+_EXAMPLES = {"hp": "30", "reflex": "15", "fortitude": "12", "will": "10", "feats": "[careful_shot, quick_draw]",
+             "trained": "[acrobatics]", "weapons": "[{name: knife, kind: melee, damage: 1d4}]",
+             "items": "[{name: energy shield, reflex: 2}]", "proficient": "[pistols, simple]", "size": "medium"}
 
 
 @lru_cache(maxsize=1)
@@ -72,7 +76,9 @@ def validate_stats(block: dict, where: str) -> dict:
         if k in block:
             v = block[k]
             if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
-                raise InputError(f"'{k}' must be {typ.__name__}, got {v!r}", where)
+                example = _EXAMPLES.get(k) or str(default).lower()
+                raise InputError(f"'{k}' must be {_TYPE_WORDS[typ]}, got {v!r}", where,
+                                 f"write it like {k}: {example}")
             out[k] = copy.deepcopy(v)
         elif default is None:
             raise InputError(f"missing field '{k}'", where, "give it in the unit or use a template")
@@ -87,8 +93,11 @@ def validate_stats(block: dict, where: str) -> dict:
     if bad:
         raise InputError(f"unknown weapon proficiency {bad}", where,
                          f"list weapon groups of: {', '.join(PROFICIENCIES)} (or leave 'proficient' out: all of them)")
-    if out["hp"] < 1 or out["speed"] < 0 or out["reach"] < 1:
-        raise InputError("hp must be >= 1, speed >= 0, reach >= 1", where)
+    for k, least, fix in (("hp", 1, "give its full hit points, like hp: 30"),
+                          ("speed", 0, "give the squares it moves in a move action, like speed: 6"),
+                          ("reach", 1, "1 for Small and Medium creatures, 2 for most Large ones")):
+        if out[k] < least:
+            raise InputError(f"'{k}' is {out[k]}, less than {least}", where, fix)
     if out["threshold"] <= 0:
         out["threshold"] = out["fortitude"] + max(0, SIZES[out["size"]])
     if out["second_winds"] < 0:
@@ -97,29 +106,37 @@ def validate_stats(block: dict, where: str) -> dict:
     for n, w in enumerate(out["weapons"]):
         out["weapons"][n] = _weapon(w, f"{where} weapons[{n}]")
     if len(out["weapons"]) > 4:
-        raise InputError("at most 4 weapons per unit", where)
+        raise InputError(f"{len(out['weapons'])} weapons: at most 4 per unit", where, "carry 4 weapons or fewer")
     for n, it in enumerate(out["items"]):
-        if not isinstance(it, dict) or set(it) - set(ITEM_KEYS) or "name" not in it:
-            raise InputError(f"item must be {{name, reflex?, fortitude?, will?}}, got {it!r}", f"{where} items[{n}]")
+        if (not isinstance(it, dict) or set(it) - set(ITEM_KEYS) or not isinstance(it.get("name"), str)
+                or any(type(it[k]) is not int for k in ("reflex", "fortitude", "will") if k in it)):
+            raise InputError(f"an item is {{name, reflex?, fortitude?, will?}}, got {it!r}", f"{where} items[{n}]",
+                             "write it like {name: energy shield, reflex: 2} (whole-number bonuses)")
     if len(out["items"]) > 4:
-        raise InputError("at most 4 items per unit", where)
+        raise InputError(f"{len(out['items'])} items: at most 4 per unit", where, "carry 4 items or fewer")
     return out
 
 
 def _weapon(w: Any, where: str) -> dict:
+    like = "write it like {name: knife, kind: melee, damage: 1d4}"
     if not isinstance(w, dict):
-        raise InputError("a weapon must be a mapping", where)
+        raise InputError(f"a weapon must be a mapping, got {w!r}", where, like)
     for k, v in w.items():
         if k not in WEAPON_KEYS:
             raise InputError(f"unknown weapon field '{k}'", where, f"fields: {', '.join(WEAPON_KEYS)}")
-        if not isinstance(v, WEAPON_KEYS[k]):
-            raise InputError(f"weapon field '{k}' must be {WEAPON_KEYS[k].__name__}", where)
+        typ = WEAPON_KEYS[k]
+        if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
+            raise InputError(f"weapon field '{k}' must be {_TYPE_WORDS[typ]}, got {v!r}", where,
+                             "dice in quotes, like damage: '2d8+3'" if k == "damage" else like)
     for k in ("name", "kind", "damage"):
         if k not in w:
-            raise InputError(f"weapon is missing '{k}'", where)
+            raise InputError(f"weapon is missing '{k}'", where, like)
     if w["kind"] not in ("melee", "ranged"):
         raise InputError(f"weapon kind '{w['kind']}'", where, "melee or ranged")
-    parse_dice(w["damage"])
+    try:
+        parse_dice(w["damage"])
+    except InputError as e:
+        raise InputError(f"the damage of the {w['name']}: {e.what}", where, e.fix) from None
     out = {"hands": 1, "light": False, "lightsaber": False, "double": False, "improvised": False,
            "natural": False, "attack": 0, "modes": ["lethal"], "size": "small", **w}
     out.setdefault("group", "melee" if w["kind"] == "melee" else "pistol")
@@ -130,6 +147,8 @@ def _weapon(w: Any, where: str) -> dict:
         raise InputError(f"weapon proficiency '{out['proficiency']}'", where, f"one of {', '.join(PROFICIENCIES)}")
     if out["kind"] == "ranged" and out["group"] == "melee":
         raise InputError("a ranged weapon needs a ranged group", where, "pistol, rifle, heavy, simple or thrown")
+    if out["size"] not in SIZES:
+        raise InputError(f"weapon size '{out['size']}' unknown", where, f"one of {', '.join(SIZES)}")
     bad_modes = set(out["modes"]) - {"lethal", "stun", "autofire"}
     if bad_modes or not out["modes"]:
         raise InputError(f"weapon modes {out['modes']}", where, "a list of lethal, stun, autofire")
@@ -151,8 +170,10 @@ def make_unit(uid: int, spec: dict, where: str) -> Unit:
         base.update(overrides)
         stats = validate_stats(base, f"{where} ({spec.get('name')})")
     hp = spec.get("hp_now", stats["hp"])
-    if not isinstance(hp, int) or not 0 < hp <= stats["hp"]:
-        raise InputError(f"hp_now {hp!r} must be 1..{stats['hp']}", where)
+    if type(hp) is not int or not 0 < hp <= stats["hp"]:
+        raise InputError(f"'hp_now' of {spec.get('name')} is {hp!r}, not a whole number from 1 to its hp "
+                         f"{stats['hp']}", where,
+                         f"write hp_now: 1 to {stats['hp']}, or leave it out for full hit points")
     unit = Unit(uid, str(spec["name"]), spec["side"], tuple(spec["at"]), hp, stats["hp"], stats,
                 tpl_name or "", tactics=spec.get("tactics") or {})
     unit.state = initial_state(stats)
