@@ -131,7 +131,7 @@ def test_suggest_plans_the_whole_turn_and_changes_nothing(client, registry):
 
 
 def test_corrections_apply_are_refused_with_the_field_and_undo(client, registry):
-    s = create(client, initiative=INIT, npcs="random")
+    s = start = create(client, initiative=INIT, npcs="random")
     sid = s["id"]
     s = post(client, sid, "hp", {"unit": "Trooper 1", "hp": 4})
     assert s["units"][2]["hp"] == 4 and s["messages"] == ["GM: Trooper 1 at 4/18 HP"]
@@ -155,7 +155,7 @@ def test_corrections_apply_are_refused_with_the_field_and_undo(client, registry)
     assert s["units"][1]["down"] is True
     for _ in range(5):
         s = post(client, sid, "undo")
-    assert [u["hp"] for u in s["units"]] == [24, 20, 18, 6] or s["units"][2]["hp"] == 18
+    assert [u["hp"] for u in s["units"]] == [u["hp"] for u in start["units"]]
     assert s["units"][1]["pos"] == [1, 4] and s["units"][1]["flags"]["prone"] is False
     assert s["units"][0]["numbers"]["ct"] == 0
 
