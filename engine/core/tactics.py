@@ -208,12 +208,14 @@ class DefaultTactics(Tactics):
 
 
 def kill_guess(hit: float, damage: float, hp: int) -> float:
-    """A kill chance from an attack's hit chance and expected damage alone (a `threat_estimate` has no more): sure on a
-    hit whose mean damage reaches the hit points, falling off with the square of the shortfall below."""
-    if hit <= 0 or hp <= 0:
-        return 0.0 if hp > 0 else hit
+    """A kill chance from an attack's hit chance and expected damage alone (all a `threat_estimate` gives): the damage
+    of a hit taken as spread evenly from half to one and a half times its mean."""
+    if hp <= 0:
+        return hit
+    if hit <= 0:
+        return 0.0
     mean = damage / hit
-    return hit if mean >= hp else hit * (mean / hp) ** 2
+    return hit * min(1.0, max(0.0, (1.5 * mean - hp) / mean))
 
 
 class DefaultView(TacticsView):
