@@ -1,4 +1,5 @@
-"""Shared pieces of the toy rulesets: tiny stat blocks, unit building, a d20 strike, walking with reactions.
+"""Shared pieces of the toy rulesets: tiny stat blocks, unit building, a d20 strike and its estimates, walking with
+reactions.
 
 Toy rulesets exist to prove the core carries every turn structure the real rulesets need; their rules
 are deliberately small. Each `toy_*.py` module registers its ruleset on import (tests/conftest.py
@@ -13,7 +14,7 @@ from engine.core.dice import Dice, parse_dice
 from engine.core.errors import InputError
 from engine.core.events import Event
 from engine.core.grid import Grid
-from engine.core.ruleset import ActionSpec, Ruleset
+from engine.core.ruleset import ActionSpec, Estimate, Ruleset
 from engine.core.state import Encounter
 from engine.core.units import Unit
 
@@ -29,12 +30,30 @@ def catalogue(*specs: dict) -> dict[str, ActionSpec]:
     return out
 
 
+def hit_chance(attack: int, defense: int) -> float:
+    """P(d20 + attack >= defense), a natural 20 always hitting and a natural 1 always missing."""
+    return sum(1 for face in range(2, 20) if face + attack >= defense) / 20 + 1 / 20
+
+
+def at_least(expr, hp: int) -> float:
+    """P(a roll of the dice expression >= hp)."""
+    ways = {expr.bonus: 1}
+    for _ in range(expr.count):
+        nxt: dict[int, int] = {}
+        for total, n in ways.items():
+            for face in range(1, expr.sides + 1):
+                nxt[total + face] = nxt.get(total + face, 0) + n
+        ways = nxt
+    return sum(n for total, n in ways.items() if total >= hp) / sum(ways.values())
+
+
 class ToyRuleset(Ruleset):
     """Base of the toys: stat blocks of STAT_KEYS, d20 + attack vs defense, damage dice, down at 0 HP."""
 
     metric = "chebyshev"
     sides = ("pcs", "npcs")
     TEMPLATES: dict[str, dict] = {}
+    STRIKES: dict[str, int] = {}  # per attack action, the strikes it makes (for `estimate`)
 
     def templates(self) -> dict[str, dict]:
         return self.TEMPLATES
@@ -64,6 +83,29 @@ class ToyRuleset(Ruleset):
 
     def initiative_bonus(self, unit: Unit) -> int:
         return unit.stats["initiative"]
+
+    # ---- estimates --------------------------------------------------------------------------------------
+    def can_strike(self, enc: Encounter, a: Unit, t: Unit) -> bool:
+        """Whether a can strike t from where it stands: in reach, or within range with a line of effect."""
+        return self.in_reach(enc, a, t) or (a.stats["range"] > 0 and self.in_range(enc, a, t))
+
+    def estimate(self, enc: Encounter, a: Unit, d: Decision) -> Estimate:
+        """An attack action's `STRIKES` strikes on its target: hit chance of any, expected damage, kill chance (a
+        single strike's damage reaching the hit points)."""
+        n = self.STRIKES.get(d.action, 0)
+        if not n or d.target is None:
+            return Estimate()
+        t = enc.units[d.target]
+        p = hit_chance(a.stats["attack"], t.stats["defense"])
+        expr = parse_dice(a.stats["damage"])
+        kill = p * at_least(expr, t.hp)
+        return Estimate(1 - (1 - p) ** n, n * p * expr.mean, 1 - (1 - kill) ** n)
+
+    def threat_estimate(self, enc: Encounter, a: Unit, t: Unit) -> tuple[float, float]:
+        if not a.active or not self.can_strike(enc, a, t):
+            return 0.0, 0.0
+        p = hit_chance(a.stats["attack"], t.stats["defense"])
+        return p, p * parse_dice(a.stats["damage"]).mean
 
     # ---- helpers ---------------------------------------------------------------------------------------
     def enemy_squares(self, enc: Encounter, a: Unit) -> list[int]:

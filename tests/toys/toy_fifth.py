@@ -4,6 +4,7 @@ opportunity attack when an enemy leaves reach and refreshed at the start of the 
 from __future__ import annotations
 
 from engine.core.economy import Economy
+from engine.core.ruleset import Cost
 from engine.rulesets import register
 
 from .common import END, Decision, Event, ToyRuleset, catalogue
@@ -25,6 +26,7 @@ class Toy5e(ToyRuleset):
         {"key": "offhand", "name": "Off-hand attack", "cost": "bonus", "target": "enemy"},
         {"key": "interact", "name": "Draw or stow a weapon", "cost": "object"},
     )
+    STRIKES = {"attack": 1, "offhand": 1}
     TEMPLATES = {
         "fighter": {"hp": 12, "speed": 6, "attack": 5, "defense": 15, "damage": "1d8+3", "reach": 1, "range": 0,
                     "initiative": 1},
@@ -41,6 +43,23 @@ class Toy5e(ToyRuleset):
     def start_turn(self, enc, unit, dice):
         unit.state["reaction"] = True
         return []
+
+    def effective_cost(self, enc, a, d):
+        """A move spends the feet of its walk (`_walk`)."""
+        if d.action == "move":
+            path, _ = self._walk(enc, a, d.square)
+            return Cost("feet", FEET * enc.grid.path_cost(a.pos, path))
+        return super().effective_cost(enc, a, d)
+
+    def budget_after(self, enc, a, d):
+        """A Dash adds a move's feet to what is left."""
+        left = super().budget_after(enc, a, d)
+        if d.action == "dash":
+            left["feet"] += a.stats["speed"] * FEET
+        return left
+
+    def can_strike(self, enc, a, t):
+        return a.state["drawn"] and super().can_strike(enc, a, t)
 
     def legal_actions(self, enc, a):
         out = [END]
@@ -90,12 +109,18 @@ class Toy5e(ToyRuleset):
             a.state["drawn"] = not a.state["drawn"]
         return ev
 
-    def _move(self, enc, a, goal, dice, react):
+    def _walk(self, enc, a, goal):
+        """(the squares a walks to goal, avoiding the reach of enemies that can still react where it can; those
+        enemies)."""
         g = enc.grid
         safe = enc.flags.get("disengaged")
         watchers = [] if safe else [e for e in enc.enemies(a) if e.state["reaction"] and e.state["drawn"]]
         danger = {g.index(x, y): 1 for e in watchers for (x, y) in g.within(e.pos, e.stats["reach"])}
-        path = g.path(a.pos, goal, enc.budget["feet"] // FEET, self.enemy_squares(enc, a), danger)
+        return g.path(a.pos, goal, enc.budget["feet"] // FEET, self.enemy_squares(enc, a), danger), watchers
+
+    def _move(self, enc, a, goal, dice, react):
+        g = enc.grid
+        path, watchers = self._walk(enc, a, goal)
         self.economy.pay(enc.budget, "feet", amount=g.path_cost(a.pos, path) * FEET)
         ev = []
         for sq in path:

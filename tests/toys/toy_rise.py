@@ -22,6 +22,7 @@ class ToyRise(ToyRuleset):
         {"key": "shoot", "name": "Projectile strike", "cost": "action", "target": "enemy"},
         {"key": "recover", "name": "Recover", "cost": "action"},
     )
+    STRIKES = {"strike": 1, "shoot": 1}
     TEMPLATES = {
         "warrior": {"hp": 10, "speed": 5, "attack": 4, "defense": 13, "damage": "1d8+2", "reach": 1, "range": 0,
                     "initiative": 1},
@@ -32,6 +33,12 @@ class ToyRise(ToyRuleset):
     def new_budget(self, enc, unit):
         phase = self.phases[enc.phase_index]
         return self.economy.new_budget(move=int(phase == "movement"), action=int(phase == "action"))
+
+    def budget_after(self, enc, a, d):
+        """The movement phase is followed by the action phase of the same round: its action is still to come."""
+        if self.phases[enc.phase_index] == "movement":
+            return self.economy.new_budget(move=0, action=1)
+        return super().budget_after(enc, a, d)
 
     def legal_actions(self, enc, a):
         out = [END]

@@ -23,6 +23,7 @@ class ToyStarship(ToyRuleset):
         {"key": "broadside", "name": "Broadside", "cost": "full_round", "target": "enemy"},
         {"key": "surge", "name": "Surge forward", "cost": "full_round", "target": "square"},
     )
+    STRIKES = {"fire": 1, "broadside": 2}
     TEMPLATES = {
         "fighter": {"hp": 10, "speed": 3, "attack": 4, "defense": 14, "damage": "2d6", "reach": 0, "range": 6,
                     "initiative": 3},
