@@ -18,6 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException
 
 from engine.core.decision import Decision
 from engine.core.encounter_file import load_encounter, parse_encounter
@@ -142,6 +143,12 @@ def create_app(registry: Registry, token: str | None = None) -> FastAPI:
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, e: ApiError):
         return JSONResponse(_body(e.error, e.field, e.fix), status_code=e.status)
+
+    @app.exception_handler(HTTPException)
+    async def _http_error(request: Request, e: HTTPException):
+        field = "method" if e.status_code == 405 else "path"
+        return JSONResponse(_body(f"{e.detail}: {request.method} {request.url.path}", field,
+                                  "the API's paths and methods are listed at /docs"), e.status_code)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, e: RequestValidationError):
