@@ -223,3 +223,27 @@ def test_grenades_add_strength_to_attack_not_damage():
 def test_unused_plain_block_is_a_valid_unit():
     b = make(floor(2, 1), [unit("A", "pcs", (0, 0)), unit("T", "npcs", (1, 0))])
     assert u(b, "A").hp == PLAIN["hp"]
+
+
+@pytest.mark.parametrize("types,over,damage", [
+    ("P", {"dr": 3}, 6 - 3),                  # damage reduction stops kinetic damage
+    ("F", {"dr": 3}, 6),                      # but not energy
+    ("F", {"resist": {"F": 5}}, 6 - 5),       # energy resistance to its own type
+    ("F", {"resist": {"C": 5}}, 6),
+    ("E & P", {"dr": 2, "resist": {"E": 2}}, (3 - 2) + (3 - 2)),   # a two-type attack splits between them
+])
+def test_damage_reduction_and_energy_resistance(types, over, damage):
+    b = make(floor(4, 1), [unit("A", "pcs", (0, 0), {**LASER, "type": types, "damage": "1d6"}),
+                           unit("T", "npcs", (3, 0), **over)])
+    step(b, "ranged_attack", "T", faces=[19, 6])
+    assert u(b, "T").hp == 30 - damage
+
+
+def test_bleeding_hurts_at_the_start_of_each_turn():
+    b = make(floor(3, 1), [unit("A", "pcs", (0, 0), {**KNIFE, "critical": "bleed 1d4"}),
+                           unit("T", "npcs", (1, 0), KNIFE)])
+    step(b, "melee_attack", "T", faces=[20, 1, 1])
+    t = u(b, "T")
+    assert "bleeding" in t.state["conds"] and t.state["bleed"] == "1d4"
+    end(b, faces=[3])
+    assert t.hp == 30 - 2 - 3

@@ -91,6 +91,14 @@ def _fields(block: Any, keys: dict, where: str, what: str) -> dict:
     return out
 
 
+def _dice(text: str, where: str) -> None:
+    """A damage expression checked, its error naming where it is."""
+    try:
+        parse_dice(text)
+    except InputError as e:
+        raise InputError(e.what, where, e.fix) from None
+
+
 def parse_cr(v: Any, where: str) -> float:
     """A challenge rating as a number: 2, 0.5, '1/3'."""
     if isinstance(v, str):
@@ -115,7 +123,7 @@ def parse_critical(text: str, where: str) -> tuple[str, str]:
         raise InputError(f"critical effect '{text}' is not one this ruleset knows", f"{where}.critical",
                          f"write one of: {forms}")
     if CRITICALS[name]:
-        parse_dice(parts[1])
+        _dice(parts[1], f"{where}.critical")
         return name, parts[1]
     return name, ""
 
@@ -132,7 +140,7 @@ def _weapon(w: Any, where: str) -> dict:
     out = _fields(w, _WEAPON_KEYS, where, "weapon")
     if out["kind"] not in WEAPON_KINDS:
         raise InputError(f"weapon kind '{out['kind']}'", f"{where}.kind", f"one of {', '.join(WEAPON_KINDS)}")
-    parse_dice(out["damage"])
+    _dice(out["damage"], f"{where}.damage")
     out["type"] = _damage_type(out["type"], f"{where}.type")
     parse_critical(out["critical"], where)
     if out["kind"] != "melee" and out["range"] <= 0:
@@ -168,7 +176,7 @@ def _ability(a: Any, where: str) -> dict:
             raise InputError(f"{k} '{out[k]}'", f"{where}.{k}", f"one of {', '.join(x for x in allowed if x)}")
     for k in ("damage", "heal"):
         if out[k]:
-            parse_dice(out[k])
+            _dice(out[k], f"{where}.{k}")
     if out["damage"]:
         out["type"] = _damage_type(out["type"], f"{where}.type")
     if out["condition"] and out["condition"] not in CONDITIONS:
@@ -359,10 +367,12 @@ def check_unit(unit: Unit, where: str) -> None:
                              "(round * 100 + initiative slot)")
     if any(t not in DIRTY_TRICKS for t in s["tricks"]):
         raise InputError(f"'tricks' {s['tricks']}", f"{where}.state.tricks", f"conditions of {', '.join(DIRTY_TRICKS)}")
-    for d in s["burn"] + ([s["bleed"]] if s["bleed"] else []):
-        try:
-            parse_dice(d)
-        except InputError:
-            raise InputError(f"'{d}' is not a damage expression", f"{where}.state.burn / bleed", "e.g. 1d6")
+    for d in s["burn"]:
+        parts = d.split() if isinstance(d, str) else []
+        if len(parts) != 2 or parts[1] not in ENERGY:
+            raise InputError(f"burn {d!r}", f"{where}.state.burn", "damage dice and its energy type, e.g. '1d6 F'")
+        _dice(parts[0], f"{where}.state.burn")
+    if s["bleed"]:
+        _dice(s["bleed"], f"{where}.state.bleed")
     if s["altitude"] < 0 or s["defense"] < 0:
         raise InputError("altitude and defense must be 0 or more", f"{where}.state", _FIX)
