@@ -30,6 +30,7 @@ from . import area as A
 from . import combat as C
 from . import conditions as K
 from . import estimates as E
+from . import narration as N
 from . import stats as S
 from .abilities import Abilities
 from .maneuvers import Maneuvers
@@ -1168,12 +1169,8 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         return E.threat_estimate(self, enc, attacker, target)
 
     # ---- narration ------------------------------------------------------------------------------------------------
-    def attack_words(self, event: Event, enc: Encounter) -> tuple[str, str] | None:
-        if event.kind != "attack":
-            return None
-        verb = {"melee attack": "strikes at", "ranged attack": "fires at", "thrown attack": "throws at",
-                "charge": "charges", "attack of opportunity": "takes an attack of opportunity on",
-                "covering fire": "lays down covering fire for", "harrying fire": "lays down harrying fire on"}
-        why = str(event.get("why", "attack"))
-        return verb.get(why, f"attempts a {why} on"), str(event.get("defense_name", "AC"))
+    def narrate(self, event: Event, enc: Encounter) -> str | None:
+        return N.narrate(event, enc, self)
 
+    def attack_words(self, event: Event, enc: Encounter) -> tuple[str, str] | None:
+        return N.attack_verb(event, enc, self), str(event.get("defense_name", "AC"))
