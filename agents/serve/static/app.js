@@ -87,9 +87,10 @@ function connect() {
 function draw(s, own = false) {
   if (state && s.version < state.version && !own) return;
   const turnChanged = !state || !s.actor || !state.actor || s.actor.id !== state.actor.id || s.round !== state.round;
+  const changed = !state || s.version !== state.version;
   state = s;
-  if (turnChanged) { selected = null; squareAction = null; }
-  if (selected !== null && (!s.actor || s.actor.id !== selected)) selected = null;
+  if (turnChanged) squareAction = null;
+  if (changed) selected = null;  // a decision was played (or the state corrected): click the unit again
   document.title = `${s.name} - Tactician`;
   $("title").textContent = `${s.name}`;
   $("round").textContent = `${s.ruleset.name} - round ${s.round}` + (s.ruleset.phases.length > 1 ? `, ${s.phase}` : "") +
