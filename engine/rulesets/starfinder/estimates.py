@@ -12,8 +12,10 @@ from engine.core.ruleset import Estimate
 from . import area as A
 from . import combat as C
 from . import conditions as K
+from .stats import ENERGY
 from .abilities import spell_weapon
 from .maneuvers import KAC_PLUS, _KEYS as MANEUVER_KEYS
+from .movement import reach_feet, within_reach
 
 if TYPE_CHECKING:
     from engine.core.state import Encounter
@@ -152,38 +154,117 @@ def ability_on(rs: "StarfinderRuleset", enc: "Encounter", a: "Unit", ab: dict, t
     return Estimate(hit_chance=p * (1 - saved if ab["on_save"] == "negates" else 1), expected_damage=dmg)
 
 
+class _Profile:
+    """What the observation needs of one unit, worked out once per state of the unit (`profile`): its attacks
+    (weapon, bonus, reach, damage), its Armor Class against each kind of attack, its features."""
+
+    __slots__ = ("stats", "pos", "down", "m", "m_feet", "m_bonus", "m_energy", "m_mean", "m_types", "r", "r_w",
+                 "r_bonus", "r_energy", "r_mean", "miss", "ac", "features")
+
+    def __init__(self, rs: "StarfinderRuleset", enc: "Encounter", u: "Unit"):
+        self.stats, self.pos, self.down = u.stats, u.pos, u.down
+        s = u.state
+        conds = s["conds"]
+        att = K.effect(s, "attack") if conds else 0
+        self.miss = 1 - K.effect(s, "miss") / 100 if conds else 1.0
+        m = self.m = rs.attack_weapon(u)
+        if m is not None:
+            w = u.stats["weapons"][m]
+            self.m_feet = reach_feet(u, m)
+            self.m_bonus = C.weapon_bonus(u, m) + att + (K.effect(s, "melee") if conds else 0)
+            self.m_energy = C.is_energy(w["type"])
+            self.m_mean = C.damage_expr(u, m).mean
+            self.m_types = w["type"]
+        r = self.r = rs.ranged_weapon(u)
+        if r is not None:
+            w = self.r_w = u.stats["weapons"][r]
+            self.r_bonus = C.weapon_bonus(u, r) + att
+            self.r_energy = C.is_energy(w["type"])
+            self.r_mean = C.dice(w["damage"]).mean - (2 if "sickened" in conds else 0) - 2 * C.broken(u, r)
+        # (energy, melee) -> AC, as `combat.armor_class` works it out
+        st = u.stats
+        base = 0
+        if conds:
+            base += K.effect(s, "ac") - 2 * K.has(s, "flat")
+        base += s["defense"] - 2 * s["charged"]
+        melee_ac = K.effect(s, "melee_ac") if conds else 0
+        ranged_ac = K.effect(s, "ranged_ac") if conds else 0
+        self.ac = {(True, True): st["eac"] + base + melee_ac, (True, False): st["eac"] + base + ranged_ac,
+                   (False, True): st["kac"] + base + melee_ac, (False, False): st["kac"] + base + ranged_ac}
+        self.features = unit_features(rs, enc, u)
+
+
+_PROFILES: dict[tuple, _Profile] = {}
+
+
+def profile(rs: "StarfinderRuleset", enc: "Encounter", u: "Unit") -> _Profile:
+    """The unit's `_Profile`, shared by every unit in the same state (the key holds everything it depends on: the
+    stat block, which the profile keeps alive, the square and the play state the numbers read)."""
+    s = u.state
+    key = (id(u.stats), u.pos, u.down, u.hp, s["sp"], tuple(s["conds"]), tuple(s["wield"]), tuple(s["ammo"]),
+           tuple(s["weapon_damage"]), s["defense"], s["charged"], s["reaction"], s["acted"], s["total_defense"])
+    got = _PROFILES.get(key)
+    if got is None or got.stats is not u.stats:
+        if len(_PROFILES) > 20_000:
+            _PROFILES.clear()
+        got = _PROFILES[key] = _Profile(rs, enc, u)
+    return got
+
+
+def _damage(mean: float, t: _Profile, types: str) -> float:
+    """Mean damage of a hit (at least 1) after the target's damage reduction and resistance, split between the
+    attack's damage types as `combat.reduce_damage` splits it."""
+    st = t.stats
+    if st["dr"] or st["resist"]:
+        kinds = types.split(" & ")
+        share = max(1.0, mean) / len(kinds)
+        return sum(max(0.0, share - (st["resist"].get(k, 0) if k in ENERGY else st["dr"])) for k in kinds)
+    return max(1.0, mean)
+
+
+def _pair(enc: "Encounter", a: _Profile, t: _Profile) -> tuple[float, float]:
+    """The best single attack of a on t from where it stands: (hit chance, expected damage)."""
+    if a.down or t.down:
+        return 0.0, 0.0
+    g = enc.grid
+    best_p = best_d = 0.0
+    if a.m is not None and within_reach(g, a.pos, t.pos, a.m_feet):
+        ac = t.ac[(a.m_energy, True)]
+        p = p_hit(a.m_bonus, ac) * a.miss
+        best_p, best_d = p, (p + p_crit(a.m_bonus, ac) * a.miss) * _damage(a.m_mean, t, a.m_types)
+    if a.r is not None:
+        w = g.width
+        los, loe, cover = g.sight(a.pos[1] * w + a.pos[0], t.pos[1] * w + t.pos[0])
+        pen = C.range_penalty(a.r_w, g.distance(a.pos, t.pos) * C.FEET) if los and loe else None
+        if pen is not None:
+            ab = a.r_bonus + pen
+            ac = t.ac[(a.r_energy, False)] + C.COVER_AC[cover]
+            p = p_hit(ab, ac) * a.miss
+            d = (p + p_crit(ab, ac) * a.miss) * _damage(a.r_mean, t, a.r_w["type"])
+            if d > best_d:
+                best_p, best_d = p, d
+    return best_p, best_d
+
+
 def threat_estimate(rs: "StarfinderRuleset", enc: "Encounter", a: "Unit", t: "Unit") -> tuple[float, float]:
     """The best single attack a has on t from where it stands: (hit chance, expected damage), for the observation.
     A lean reading of the attack roll: the weapon's bonus and a's conditions against t's EAC or KAC with its
     conditions and stance, the range penalty and terrain cover; flanking, soft cover and one-use bonuses (covering
     or harrying fire, a feint) are left to `estimate`."""
-    if a.down or t.down:
-        return 0.0, 0.0
-    s = a.state
-    conds = s["conds"]
-    att = K.effect(s, "attack") if conds else 0
-    miss = 1 - K.effect(s, "miss") / 100 if conds else 1.0
-    best_p = best_d = 0.0
-    m = rs.attack_weapon(a)
-    if m is not None and rs.can_melee(enc, a, t, m):
-        w = a.stats["weapons"][m]
-        ab = C.weapon_bonus(a, m) + att + (K.effect(s, "melee") if conds else 0)
-        ac = C.armor_class(t, C.is_energy(w["type"]), True)[0]
-        p = p_hit(ab, ac) * miss
-        best_p, best_d = p, (p + p_crit(ab, ac) * miss) * _mean(C.damage_expr(a, m), t, w["type"])
-    r = rs.ranged_weapon(a)
-    if r is not None and rs.can_shoot(enc, a, t, r):
-        g = enc.grid
-        w = a.stats["weapons"][r]
-        ab = C.weapon_bonus(a, r) + att + (C.range_penalty(w, g.distance(a.pos, t.pos) * C.FEET) or 0)
-        ac = C.armor_class(t, C.is_energy(w["type"]), False)[0]
-        gw = g.width
-        ac += C.COVER_AC[g.sight(a.pos[1] * gw + a.pos[0], t.pos[1] * gw + t.pos[0])[2]]
-        p = p_hit(ab, ac) * miss
-        d = (p + p_crit(ab, ac) * miss) * _mean(C.dice(w["damage"]), t, w["type"])
-        if d > best_d:
-            best_p, best_d = p, d
-    return best_p, best_d
+    return _pair(enc, profile(rs, enc, a), profile(rs, enc, t))
+
+
+def observation_parts(rs: "StarfinderRuleset", enc: "Encounter", actor: "Unit", units: list["Unit"]) -> list:
+    """Per unit its features and, for an active foe of the actor, the threat both ways (the observation's
+    `observation_parts`), each unit worked out once."""
+    prof = {u.id: profile(rs, enc, u) for u in units}
+    me = prof.get(actor.id) or profile(rs, enc, actor)
+    side = actor.side
+    out = []
+    for u in units:
+        p = prof[u.id]
+        out.append((p.features, _pair(enc, me, p) + _pair(enc, p, me) if u.side != side and not u.down else None))
+    return out
 
 
 def unit_features(rs: "StarfinderRuleset", enc: "Encounter", u: "Unit") -> list[float]:

@@ -59,10 +59,10 @@ class Maneuvers:
             return True, n
         return within_reach(enc.grid, a.pos, t.pos, a.stats["natural_reach"]), None
 
-    def _maneuvers(self, enc: "Encounter", a: "Unit", t: "Unit") -> list[Decision]:
-        """The maneuvers a may attempt on t now (a standard action is left; a is not pinned)."""
-        ok, _ = self.maneuver_weapon(enc, a, t)
-        if not ok:
+    def _maneuvers(self, enc: "Encounter", a: "Unit", t: "Unit", m: int | None, melee_ok: bool) -> list[Decision]:
+        """The maneuvers a may attempt on t now (a standard action is left; a is not pinned); `m`, `melee_ok`: a's
+        melee weapon (`attack_weapon`) and whether it reaches t."""
+        if not melee_ok and not within_reach(enc.grid, a.pos, t.pos, a.stats["natural_reach"]):
             return []
         out = []
         tid, ts = t.id, t.state
@@ -231,7 +231,7 @@ class Maneuvers:
         item = t.stats["weapons"][n]
         _, m = self.maneuver_weapon(enc, a, t)
         expr = C.damage_expr(a, m)
-        got, faces = dice.roll(expr, f"{a.name}'s sunder damage")
+        got, _ = dice.roll(expr, f"{a.name}'s sunder damage")
         amount = max(0, got - C.item_hardness(item))
         ts = t.state
         was_broken = C.broken(t, n)

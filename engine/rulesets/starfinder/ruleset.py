@@ -98,12 +98,20 @@ def squares_table(action: str, g) -> list[Decision]:
 
 def charge_ends(g, start: tuple[int, int], target: tuple[int, int], feet: int) -> list[tuple[int, tuple[int, int]]]:
     """(distance, end square) of the squares from which a reach of `feet` attacks `target`, closest to `start` first
-    (ties: the straightest)."""
-    ax, ay = start
-    out = [(g.distance(start, end), (end[0] - ax) ** 2 + (end[1] - ay) ** 2, end[1], end[0], end)
-           for end in map(g.xy, reach_squares(g, target, feet))]
-    out.sort()
-    return [(x[0], x[4]) for x in out]
+    (ties: the straightest); cached per map, door state, squares and reach."""
+    geo = g._geometry
+    tables = geo.memo.setdefault("starfinder_charge_ends", {})
+    key = (g._door_key(), start, target, feet)
+    got = tables.get(key)
+    if got is None:
+        if len(tables) > 50_000:
+            tables.clear()
+        ax, ay = start
+        out = [(g.distance(start, end), (end[0] - ax) ** 2 + (end[1] - ay) ** 2, end[1], end[0], end)
+               for end in map(g.xy, reach_squares(g, target, feet))]
+        out.sort()
+        got = tables[key] = [(x[0], x[4]) for x in out]
+    return got
 
 
 def charge_line(g, start: tuple[int, int], end: tuple[int, int]) -> list[tuple[int, int]] | None:
@@ -376,6 +384,8 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
             th = self._held(a, "thrown")
             m_full = m is not None and not ws[m]["unwieldy"]
             r_full = r is not None and not ws[r]["unwieldy"]
+            can_charge = full and m is not None and not (conds and (K.has(s, "no_run") or stuck or prone))
+            occupied = {u.pos for u in enc.units if not u.down and u is not a} if can_charge else None
             for e in enemies:
                 eid = e.id
                 melee_ok = m is not None and self.can_melee(enc, a, e, m)
@@ -388,13 +398,13 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
                         out.append(_t("harrying_fire", eid))
                     if th is not None and self.can_shoot(enc, a, e, th):
                         out.append(_t("throw", eid))
-                    out += self._maneuvers(enc, a, e)
+                    out += self._maneuvers(enc, a, e, m, melee_ok)
                 if full:
                     if melee_ok and m_full:
                         out.append(_t("full_attack_melee", eid))
                     if shot_ok and r_full:
                         out.append(_t("full_attack_ranged", eid))
-                    if m is not None and self.charge_end(enc, a, e) is not None:
+                    if can_charge and self.charge_end(enc, a, e, occupied) is not None:
                         out.append(_t("charge", eid))
             if std:
                 x = self.explode_weapon(a)
@@ -485,7 +495,8 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         return [u for u in enc.units if u.down and not u.dead and u.side != a.side
                 and enc.grid.distance(a.pos, u.pos) <= 1]
 
-    def charge_end(self, enc: Encounter, a: Unit, t: Unit) -> tuple[tuple[int, int], list[tuple[int, int]]] | None:
+    def charge_end(self, enc: Encounter, a: Unit, t: Unit, occupied: set | None = None
+                   ) -> tuple[tuple[int, int], list[tuple[int, int]]] | None:
         """(end square, path) of a legal charge at t, or None. The end is the square closest to a's start from which
         its melee weapon reaches t; at least 2 squares away and at most double a's speed; every square of the
         straight line there open, not difficult terrain and free of creatures (helpless ones excepted); t in sight."""
@@ -501,7 +512,8 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         dist = g.distance(a.pos, t.pos)
         if dist < 2 or dist > limit + (2 if feet == 10 else feet // 5) or not g.line_of_sight(a.pos, t.pos):
             return None
-        occupied = {u.pos for u in enc.units if not u.down and u is not a}
+        if occupied is None:
+            occupied = {u.pos for u in enc.units if not u.down and u is not a}
         best: int | None = None
         found = None
         for d, end in charge_ends(g, a.pos, t.pos, feet):
@@ -1167,6 +1179,9 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
 
     def threat_estimate(self, enc: Encounter, attacker: Unit, target: Unit) -> tuple[float, float]:
         return E.threat_estimate(self, enc, attacker, target)
+
+    def observation_parts(self, enc: Encounter, actor: Unit, units: list[Unit]) -> list:
+        return E.observation_parts(self, enc, actor, units)
 
     # ---- narration ------------------------------------------------------------------------------------------------
     def narrate(self, event: Event, enc: Encounter) -> str | None:
