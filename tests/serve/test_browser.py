@@ -39,15 +39,18 @@ def _post(url: str, body: dict):
 
 
 def _serve(port: int, folder: Path) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "agents.cli", "serve", str(ENCOUNTER), "--port", str(port),
+    return subprocess.Popen([sys.executable, "-m", "agents.cli", "serve", str(ENCOUNTER), "--port", str(port),
                              "--sessions", str(folder), "--seed", "3", "--npcs", "heuristic"], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    for _ in range(300):
+
+
+def _answering(proc: subprocess.Popen, port: int) -> None:
+    for _ in range(400):
         if proc.poll() is not None:
             raise AssertionError(f"tactician serve stopped: {proc.stdout.read()}")
         try:
             if _get(f"http://127.0.0.1:{port}/api/sessions"):
-                return proc
+                return
         except OSError:
             time.sleep(0.05)
     proc.kill()
@@ -62,8 +65,9 @@ def test_the_page_plays_a_battle_by_clicking(tmp_path):
     base = f"http://127.0.0.1:{port}"
     browser = None
     try:
+        browser = Chromium(binary)  # starts while the server does
+        _answering(server, port)
         sid = _get(f"{base}/api/sessions")[0]["id"]
-        browser = Chromium(binary)
         browser.open(f"{base}/?session={sid}")
         browser.wait_for("typeof state !== 'undefined' && state !== null && document.querySelector('#map g.unit')",
                          what="the map with its units")
