@@ -30,7 +30,7 @@ from engine.rulesets import available, get_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGETS = {"engine_decisions_per_s": 20_000, "train_steps_per_s": 3_000, "train_ratio": 0.5,
-           "latency_p99_ms": 1.0}
+           "latency_p99_ms": 1.0, "serve_p99_ms": 100.0}
 
 
 def shipped_rulesets() -> list[str]:
@@ -400,7 +400,7 @@ def missing_c_modules() -> list[str]:
     return missing
 
 
-def run_all(seconds: float = 5.0, parts: tuple[str, ...] = ("engine", "policy", "train", "latency"),
+def run_all(seconds: float = 5.0, parts: tuple[str, ...] = ("engine", "policy", "train", "latency", "serve"),
             rulesets: list[str] | None = None, train_overrides: list[str] | None = None,
             latency_decisions: int = 2000, split: bool = False, repeat: int = 1) -> dict[str, Any]:
     """Every measurement, as one dict (what `tactician bench --json` prints): the machine, then under "rulesets"
@@ -430,5 +430,8 @@ def run_all(seconds: float = 5.0, parts: tuple[str, ...] = ("engine", "policy", 
                 else {"skipped": f"no training config {cfg.relative_to(ROOT)}"}
         if "latency" in parts:
             out["latency"] = decision_latency(rs, latency_decisions)
+        if "serve" in parts:  # an NPC proposal reaching the page of `tactician serve` (agents/serve/bench.py)
+            from agents.serve.bench import proposal_latency
+            out["serve"] = proposal_latency(rs, max(50, latency_decisions // 10))
         res["rulesets"][rid] = out
     return res

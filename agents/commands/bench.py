@@ -6,7 +6,7 @@ import json
 
 import typer
 
-PARTS = ("engine", "policy", "train", "latency")
+PARTS = ("engine", "policy", "train", "latency", "serve")
 
 
 def register(app: typer.Typer) -> None:
@@ -119,3 +119,8 @@ def _print_ruleset(res: dict, targets: dict) -> None:
                    f"(CPU time p99 {lat['cpu_p99_ms']:.3f} ms; per NPC decision, {lat['decisions']} decisions, "
                    f"{lat['model']}; "
                    f"target p99 <= {targets['latency_p99_ms']} ms)")
+    if "serve" in res:
+        srv = res["serve"]
+        typer.echo(f"serve     p50 {srv['p50_ms']:.1f} ms  p99 {srv['p99_ms']:.1f} ms  (an NPC proposal reaching the "
+                   f"page: accept sent to the next proposal's event, {srv['decisions']} proposals; "
+                   f"target p99 <= {targets['serve_p99_ms']:g} ms)")
