@@ -197,7 +197,11 @@ class _Turn:
         self._best_reposition: float | None = None
         self._after: dict[str, tuple[bool, bool]] = {}
         # what `_left` learnt at other decision points, of this ruleset
-        self._budgets = None if budgets is None else budgets.setdefault(self.rs.id, {})
+        self._budgets = None
+        if budgets is not None:
+            self._budgets = budgets.get(self.rs.id)
+            if self._budgets is None:
+                self._budgets = budgets[self.rs.id] = {}
         self._can_strike: bool | None = None
         self._threat_here: float | None = None
         # the view's C kernel for square values (not for a fleeing unit)
@@ -349,13 +353,15 @@ class _Turn:
                 for d in self.moves:
                     c = MOVE_COST + (0.0 if squares[d.action][0] == "withdraw" else self.provoked(d))
                     best = max(best, self.pos_value(d.square) - c)
-            elif self.moves:
-                cost = {act: MOVE_COST + (0.0 if kind == "withdraw" else self.provoked(Decision(act, square=sq[0])))
-                        for act, (kind, sq) in squares.items() if kind != "run"}
-                if self.k is not None:
-                    for act, c in cost.items():
-                        best = max(best, max(self.k.move_scores(squares[act][1], -c, False)))  # pos_value(sq) - c
-                else:
+            elif self.moves:  # one cost per action
+                cost = {}
+                for act, (kind, sq) in squares.items():
+                    if kind != "run":
+                        c = cost[act] = MOVE_COST + (0.0 if kind == "withdraw" else
+                                                     self.provoked(Decision(act, square=sq[0])))
+                        if self.k is not None:
+                            best = max(best, max(self.k.move_scores(sq, -c, False)))  # pos_value(sq) - c
+                if self.k is None:
                     for d in self.moves:
                         best = max(best, self.pos_value(d.square) - cost[d.action])
             self._best_reposition = best
@@ -407,7 +413,10 @@ class _Turn:
             return v
         attack_scale = 0.1 if self.fleeing else 1.0
         if kind == "attack":
-            v = attack_scale * self.attack_value(d) - self.provoked(d)
+            est = self.estimate(d)  # `attack_value(d)`, inline (many attacks are scored)
+            t = d.target
+            v = attack_scale * (self.value(self.enc.units[t], est) if t is not None else est.expected_damage) \
+                - self.provoked(d)
             if self.fleeing:  # a fleeing unit attacks only when it has nowhere better to go
                 return v + self.pos_value(a.pos)
             v += self.best_reposition() if self.can_move_after(d) else self.pos_value(a.pos)
