@@ -43,6 +43,14 @@ def test_a_drop_stops_the_walk():
     assert a.down and a.pos == (1, 1)
 
 
+def test_a_mover_knocked_prone_by_an_attack_of_opportunity_stops():
+    trip_knife = {**KNIFE, "critical": "knockdown"}
+    b = make(floor(6, 3), [unit("A", "pcs", (1, 1), LASER), unit("E", "npcs", (2, 1), trip_knife)])
+    step(b, "move", square=(0, 0), faces=[20, 1, 1])
+    a = u(b, "A")
+    assert a.pos == (1, 1) and "prone" in a.state["conds"]
+
+
 def test_one_reaction_a_round_regained_at_the_start_of_its_turn():
     b = make(floor(8, 3), [unit("A", "pcs", (1, 1), LASER), unit("B", "pcs", (3, 1), LASER),
                            unit("E", "npcs", (2, 1), KNIFE)])

@@ -177,7 +177,8 @@ class Movement:
              threats: dict[int, list[int]] | None = None) -> list[Event]:
         """Move along `path` square by square. Leaving a threatened square provokes (not with `safe`: a guarded step;
         not the first square with `safe_first`: a withdrawal); the attack comes before the step, and a unit that
-        drops stops where it is. A grappler that moves lets go. `threats`: the mover's threat map, if known."""
+        drops, or is knocked prone, stops where it is. A grappler that moves lets go. `threats`: the mover's threat
+        map, if known."""
         start = a.pos
         ev: list[Event] = []
         if path:
@@ -195,7 +196,7 @@ class Movement:
                     more, _ = self.provoke(enc, a, "leaves_threat", "moving out of a threatened square", dice, react,
                                            watchers=watchers)
                     ev += more
-                    if a.down:
+                    if a.down or self.halted(a):
                         break
                 a.pos = sq
         if a.pos != start:
@@ -204,6 +205,12 @@ class Movement:
         if cost is not None:
             data["cost"] = cost
         return [new_event("move", a.id, None, data), *ev]
+
+    @staticmethod
+    def halted(u: "Unit") -> bool:
+        """Whether a unit on the move is stopped where it is: knocked prone or held (grappled, pinned) on the way."""
+        conds = u.state["conds"]
+        return bool(conds) and ("prone" in conds or K.has(u.state, "stuck"))
 
     def release_grapple(self, enc: "Encounter", grappler: "Unit", why: str) -> list[Event]:
         """The grappler lets go: its target is no longer grappled or pinned."""
@@ -233,7 +240,7 @@ class Movement:
                 struck.update(watchers)
                 more, _ = self.provoke(enc, t, "leaves_threat", f"moved by {by.name}", dice, react, watchers=watchers)
                 ev += more
-                if t.down:
+                if t.down or self.halted(t):
                     break
             t.pos = sq
         if t.pos != start:

@@ -1113,10 +1113,10 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
 
     def _r_charge(self, enc, a, d, dice, react):
         t = enc.units[d.target]
-        _, line = self.charge_end(enc, a, t)
+        end, line = self.charge_end(enc, a, t)
         ev = self.walk(enc, a, line, dice, react, "charges")
         a.state["charged"] = True
-        if a.down or t.down:
+        if a.down or t.down or a.pos != end:  # stopped on the way (knocked prone): no attack
             return ev
         return ev + self._attack(enc, a, t, self.attack_weapon(a), dice, "charge", bonus=-2, notes=["charge -2"])[2]
 
