@@ -1183,6 +1183,21 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
     def observation_parts(self, enc: Encounter, actor: Unit, units: list[Unit]) -> list:
         return E.observation_parts(self, enc, actor, units)
 
+    # ---- words for a decision ---------------------------------------------------------------------------------------
+    def describe(self, decision: Decision, enc: Encounter) -> str:
+        """As the core says it; an intersection is named as one, and a weapon, ability or item by its name."""
+        if decision.action in ("explode_attack", "pick_point") and decision.square is not None:
+            return f"{self.catalogue[decision.action].name} at the intersection {decision.square}"
+        return super().describe(decision, enc)
+
+    def option_label(self, decision: Decision, enc: Encounter) -> str:
+        a = enc.actor
+        book = {"draw": "weapons", "reload": "weapons", "pick_up": "weapons", "use_ability": "abilities",
+                "activate_item": "items"}.get(decision.action)
+        if a is not None and book is not None and 0 <= decision.option < len(a.stats[book]):
+            return a.stats[book][decision.option]["name"]
+        return super().option_label(decision, enc)
+
     # ---- narration ------------------------------------------------------------------------------------------------
     def narrate(self, event: Event, enc: Encounter) -> str | None:
         return N.narrate(event, enc, self)
