@@ -432,6 +432,6 @@ def run_all(seconds: float = 5.0, parts: tuple[str, ...] = ("engine", "policy", 
             out["latency"] = decision_latency(rs, latency_decisions)
         if "serve" in parts:  # an NPC proposal reaching the page of `tactician serve` (agents/serve/bench.py)
             from agents.serve.bench import proposal_latency
-            out["serve"] = proposal_latency(rs, max(50, latency_decisions // 10))
+            out["serve"] = proposal_latency(rs, *skirmish_encounter(rs), max(50, latency_decisions // 10))
         res["rulesets"][rid] = out
     return res

@@ -144,6 +144,12 @@ def create_app(registry: Registry, token: str | None = None) -> FastAPI:
     async def _api_error(request: Request, e: ApiError):
         return JSONResponse(_body(e.error, e.field, e.fix), status_code=e.status)
 
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, e: Exception):
+        # a fault of ours, not of the request: said in a line (no traceback); a decision it interrupted was taken back
+        return JSONResponse(_body(f"could not do that ({type(e).__name__}: {e})", "", "the session is as it was "
+                                  "before the request; please report this with the request"), 500)
+
     @app.exception_handler(HTTPException)
     async def _http_error(request: Request, e: HTTPException):
         field = "method" if e.status_code == 405 else "path"

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from engine.core.ruleset import Ruleset
+from engine.core.state import Encounter
 
 
 def _events(resp):
@@ -31,17 +32,15 @@ def _events(resp):
             yield json.loads(text[6:])
 
 
-def proposal_latency(ruleset: Ruleset, decisions: int = 200, seed: int = 0, npcs: str = "heuristic") -> dict[str, Any]:
+def proposal_latency(ruleset: Ruleset, enc0: Encounter, where: str, decisions: int = 200, seed: int = 0,
+                     npcs: str = "heuristic") -> dict[str, Any]:
     """p50 / p99 milliseconds from a POST accept to the event bringing the next NPC proposal, over `decisions` of
-    them, on the ruleset's skirmish encounter (both sides proposed: the PCs at random, the NPCs by `npcs`)."""
+    them, on encounter `enc0` (named `where`; both sides proposed: the PCs at random, the NPCs by `npcs`)."""
     import uvicorn
-
-    from agents.bench import skirmish_encounter
 
     from .app import NewSession, create_app, new_session
     from .registry import Registry
 
-    enc0, where = skirmish_encounter(ruleset)
     times: list[float] = []
     with tempfile.TemporaryDirectory() as folder:
         registry = Registry(Path(folder))

@@ -165,6 +165,10 @@ class LiveSession(SessionCore):
             self.decisions = decisions
             kept = self.dice.answers if isinstance(self.dice, ReplayDice) else answers
             self.pending = Pending(op, list(kept), e.question, what)
+        except BaseException:  # refused (the core took its part back): the log's notes of it go too
+            self.log.truncate(n_log)
+            self.decisions = decisions
+            raise
         self.sync_turn()
         self._changed()
 

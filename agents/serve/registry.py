@@ -74,7 +74,7 @@ class Registry:
         for p in sorted(self.folder.glob("*.json")):
             try:
                 live = LiveSession.from_dict(json.loads(p.read_text()), self.policy, self.folder, str(p))
-            except (InputError, KeyError, TypeError, ValueError) as e:
+            except (InputError, KeyError, TypeError, ValueError, OSError) as e:
                 problems.append(f"{p}: {e}")
                 continue
             self.entries[live.id] = Entry(live)
