@@ -196,7 +196,7 @@ class Abilities:
             if ab["sustain"] != "none":
                 a.state["sustained"].append([ab["name"], t.id, ab["condition"], ab["sustain"]])
         if ab["heal"]:
-            got, faces = dice.roll(C.dice(ab["heal"]), f"{ab['name']} on {t.name}")
+            got, _ = dice.roll(C.dice(ab["heal"]), f"{ab['name']} on {t.name}")
             ev += C.heal(t, max(0, got), ab["name"])
         return ev
 
