@@ -2,6 +2,7 @@
 import pytest
 
 from engine.core.battle import Battle
+from engine.core.reaction import DECLINE
 from engine.core.dice import ScriptedDice
 from engine.core.errors import IllegalAction
 
@@ -96,10 +97,12 @@ def test_reacting_side_may_decline_and_a_downed_mover_stops():
              {"name": "Gob", "side": "npcs", "template": "goblin", "at": [4, 2]}]
     enc = build(RS, ROWS, units)
     asked = []
-    b = Battle(enc, RS, ScriptedDice([]), react=lambda e, u, what: asked.append((u.name, what)) or False)
+    b = Battle(enc, RS, ScriptedDice([]),
+               react=lambda e, u, trigger, options: asked.append((u.name, trigger.kind, options)) or options[-1])
     b.start({0: 20, 1: 1})
     b.step(Decision("move", square=(0, 2)))
-    assert asked == [("Gob", "opportunity_attack")] and enc.units[0].pos == (0, 2) and enc.units[1].state["reaction"]
+    assert asked == [("Gob", "opportunity_attack", [Decision("opportunity_attack", 0), DECLINE])]
+    assert enc.units[0].pos == (0, 2) and enc.units[1].state["reaction"]
     enc = build(RS, ROWS, units)
     b = Battle(enc, RS, ScriptedDice([15, 6]))
     b.start({0: 20, 1: 1})

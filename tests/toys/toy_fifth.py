@@ -4,6 +4,7 @@ opportunity attack when an enemy leaves reach and refreshed at the start of the 
 from __future__ import annotations
 
 from engine.core.economy import Economy
+from engine.core.reaction import DECLINE, Trigger, ask_reaction
 from engine.core.ruleset import Cost
 from engine.rulesets import register
 
@@ -118,6 +119,12 @@ class Toy5e(ToyRuleset):
         danger = {g.index(x, y): 1 for e in watchers for (x, y) in g.within(e.pos, e.stats["reach"])}
         return g.path(a.pos, goal, enc.budget["feet"] // FEET, self.enemy_squares(enc, a), danger), watchers
 
+    def legal_reactions(self, enc, unit, trigger):
+        """An opportunity attack on the provoker while the unit has its reaction (then DECLINE)."""
+        if not (unit.active and unit.state["reaction"] and enc.units[trigger.provoker].active):
+            return []
+        return [Decision("opportunity_attack", trigger.provoker), DECLINE]
+
     def _move(self, enc, a, goal, dice, react):
         g = enc.grid
         path, watchers = self._walk(enc, a, goal)
@@ -127,8 +134,8 @@ class Toy5e(ToyRuleset):
             for e in watchers:
                 reach = e.stats["reach"]
                 leaves = g.distance(e.pos, a.pos) <= reach < g.distance(e.pos, sq)
-                if (leaves and e.active and e.state["reaction"]
-                        and (react is None or react(enc, e, "opportunity_attack"))):
+                trigger = Trigger("opportunity_attack", a.id, "leaving reach")
+                if leaves and ask_reaction(self, enc, e, trigger, react) is not None:
                     e.state["reaction"] = False
                     ev.append(Event("provoked", a.id, e.id))
                     ev += self.strike(enc, e, a, dice, "opportunity attack")

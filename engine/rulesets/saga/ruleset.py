@@ -12,6 +12,7 @@ from engine.core.dice import Dice
 from engine.core.economy import Economy
 from engine.core.events import Event, new_event
 from engine.core.grid import DIRECTIONS, NATIVE_PATH
+from engine.core.reaction import DECLINE, Trigger, ask_reaction
 from engine.core.ruleset import Cost, Estimate, React, Ruleset, load_catalogue
 from engine.core.state import Encounter
 from engine.core.units import Unit
@@ -1141,11 +1142,24 @@ class SagaRuleset(Ruleset):
                                                "how": how})
         return [moved, *ev] if ev else [moved]
 
+    def legal_reactions(self, enc: Encounter, unit: Unit, trigger: Trigger) -> list[Decision]:
+        """An attack of opportunity on the provoker, then DECLINE, while the unit has this round's one left and a
+        melee weapon in hand to take it with (the threat map that raised the trigger may predate this decision)."""
+        t = enc.units[trigger.provoker]
+        if unit.state["aoo_used"] or not self.threatens(unit) or t.down or unit.down:
+            return []
+        return [_target_decision("attack_of_opportunity", t.id), DECLINE]
+
     def _aoo(self, enc, e: Unit, t: Unit, dice, react, why: str) -> list[Event]:
-        if e.state["aoo_used"] or not self.threatens(e) or t.down:
-            return []  # one attack of opportunity per round; the threat map may predate this decision
-        if react is not None and not react(enc, e, f"attack of opportunity on {t.name} ({why})"):
-            return [new_event("aoo_declined", e.id, t.id, {"why": why})]
+        if react is None:  # nobody to ask: the usual answer (take it), without building the question
+            if e.state["aoo_used"] or not self.threatens(e) or t.down:
+                return []
+        else:
+            trigger = Trigger("attack_of_opportunity", t.id, why)
+            if not self.legal_reactions(enc, e, trigger):
+                return []
+            if ask_reaction(self, enc, e, trigger, react) is None:
+                return [new_event("aoo_declined", e.id, t.id, {"why": why})]
         e.state["aoo_used"] = True
         ev = [new_event("aoo", e.id, t.id, {"why": why})]
         return ev + self._attack(enc, e, t, C.first_of(e, "melee"), dice, why="attack of opportunity")[1]
