@@ -8,7 +8,7 @@
 #include <structmember.h>
 #include "../engine/core/_slots.h"
 
-enum { KIND_NONE = 0, KIND_SQUARE = 1, KIND_ALLY = 2, KIND_OTHER = 3 };
+enum { KIND_NONE = 0, KIND_SQUARE = 1, KIND_ALLY = 2, KIND_OTHER = 3, KIND_INTERSECTION = 4 };
 
 /* attribute names, interned at import */
 static PyObject *S_pos, *S_hp, *S_max_hp, *S_down, *S_side, *S_id, *S_stats, *S_reach, *S_units, *S_grid,
@@ -80,12 +80,14 @@ fail:
 }
 
 /* action_indices(legal, table, units, actor_side, ax, ay, side, end_name, mask) -> [index | None] or None
- * table: action name -> (start, kind code, count); target slots are the units' places among the actor's side
- * or the other sides (ActionCodec.side_lists). Without a mask: the list of ActionCodec.indices. With a mask
- * (a writable byte buffer): 1 at every encodable index, and None is returned. */
+ * table: action name -> (start, kind code, options, slots): the block of options x slots indices, option-major
+ * (envs/codec.py); target slots are the units' places among the actor's side or the other sides
+ * (ActionCodec.side_lists), squares a side x side window from (ax, ay), intersections its (side + 1)^2 corners.
+ * Without a mask: the list of ActionCodec.indices. With a mask (a writable byte buffer): 1 at every encodable
+ * index, and None is returned. */
 static PyObject *action_indices(PyObject *self, PyObject *args) {
     PyObject *legal, *table, *units, *actor_side, *end_name, *mask_obj, *fast = NULL, *out = NULL, *last = NULL;
-    long ax, ay, side, slot_of[MAX_UNITS], start = 0, kind = 0, count = 0;
+    long ax, ay, side, slot_of[MAX_UNITS], start = 0, kind = 0, options = 0, slots = 0;
     int in_table = 0, is_end = 0;
     char mine[MAX_UNITS];
     Py_ssize_t n, k, n_ids = 0;
@@ -114,8 +116,8 @@ static PyObject *action_indices(PyObject *self, PyObject *args) {
     if (!have_mask && !(out = PyList_New(n)))
         goto fail;
     for (k = 0; k < n; k++) {
-        PyObject *d = PySequence_Fast_GET_ITEM(fast, k), *block, *value = NULL;
-        long index = -1;
+        PyObject *d = PySequence_Fast_GET_ITEM(fast, k), *block, *value = NULL, *opt;
+        long index = -1, option;
         if (!PyTuple_Check(d) || PyTuple_GET_SIZE(d) < 4) {
             PyErr_SetString(PyExc_TypeError, "a decision must be (action, target, square, option)");
             goto fail_out;
@@ -131,37 +133,44 @@ static PyObject *action_indices(PyObject *self, PyObject *args) {
                     goto fail_out;
             } else {
                 in_table = 1;
-                if (!PyTuple_Check(block) || PyTuple_GET_SIZE(block) != 3
+                if (!PyTuple_Check(block) || PyTuple_GET_SIZE(block) != 4
                     || as_int(PyTuple_GET_ITEM(block, 0), &start) || as_int(PyTuple_GET_ITEM(block, 1), &kind)
-                    || as_int(PyTuple_GET_ITEM(block, 2), &count)) {
+                    || as_int(PyTuple_GET_ITEM(block, 2), &options) || as_int(PyTuple_GET_ITEM(block, 3), &slots)) {
                     if (!PyErr_Occurred())
-                        PyErr_SetString(PyExc_TypeError, "table entries must be (start, kind, count)");
+                        PyErr_SetString(PyExc_TypeError, "table entries must be (start, kind, options, slots)");
                     goto fail_out;
                 }
             }
         }
         if (!in_table) {
             index = is_end ? 0 : -1;
-        } else {
-            if (kind == KIND_SQUARE) {
+            goto found;
+        }
+        opt = PyTuple_GET_ITEM(d, 3);
+        if (!PyLong_Check(opt)) {
+            PyErr_SetString(PyExc_TypeError, "a decision's option must be an int");
+            goto fail_out;
+        }
+        option = PyLong_AsLong(opt);
+        if (option == -1 && PyErr_Occurred())
+            PyErr_Clear(); /* beyond a long: no such option (-1) */
+        if (0 <= option && option < options) {
+            long base = start + option * slots;
+            if (kind == KIND_SQUARE || kind == KIND_INTERSECTION) {
                 PyObject *sq = PyTuple_GET_ITEM(d, 2);
-                long x, y;
+                long x, y, w = kind == KIND_SQUARE ? side : side + 1;
                 if (!PyTuple_Check(sq) || PyTuple_GET_SIZE(sq) != 2) {
-                    PyErr_SetString(PyExc_TypeError, "a square decision needs its (x, y)");
+                    PyErr_SetString(PyExc_TypeError, "a square or intersection decision needs its (x, y)");
                     goto fail_out;
                 }
                 if (as_int(PyTuple_GET_ITEM(sq, 0), &x) || as_int(PyTuple_GET_ITEM(sq, 1), &y))
                     goto fail_out;
                 x -= ax;
                 y -= ay;
-                if (0 <= x && x < side && 0 <= y && y < side)
-                    index = start + x + y * side;
+                if (0 <= x && x < w && 0 <= y && y < w)
+                    index = base + x + y * w;
             } else if (kind == KIND_NONE) {
-                long option;
-                if (as_int(PyTuple_GET_ITEM(d, 3), &option))
-                    goto fail_out;
-                if (option < count)
-                    index = start + option;
+                index = base;
             } else {
                 PyObject *target = PyTuple_GET_ITEM(d, 1);
                 if (PyLong_Check(target)) {
@@ -169,11 +178,12 @@ static PyObject *action_indices(PyObject *self, PyObject *args) {
                     if (t == -1 && PyErr_Occurred())
                         PyErr_Clear();  /* beyond a long: no unit of that id */
                     else if (t >= 0 && t < n_ids && slot_of[t] >= 0 && mine[t] == (kind == KIND_ALLY)
-                             && slot_of[t] < count)
-                        index = start + slot_of[t];
+                             && slot_of[t] < slots)
+                        index = base + slot_of[t];
                 }
             }
         }
+    found:
         if (have_mask) {
             if (index >= mask.len) {
                 PyErr_SetString(PyExc_IndexError, "index beyond the mask");
@@ -680,7 +690,8 @@ PyMODINIT_FUNC PyInit__native(void) {
     if (m && (PyModule_AddIntConstant(m, "KIND_NONE", KIND_NONE) < 0
               || PyModule_AddIntConstant(m, "KIND_SQUARE", KIND_SQUARE) < 0
               || PyModule_AddIntConstant(m, "KIND_ALLY", KIND_ALLY) < 0
-              || PyModule_AddIntConstant(m, "KIND_OTHER", KIND_OTHER) < 0))
+              || PyModule_AddIntConstant(m, "KIND_OTHER", KIND_OTHER) < 0
+              || PyModule_AddIntConstant(m, "KIND_INTERSECTION", KIND_INTERSECTION) < 0))
         Py_CLEAR(m);
     return m;
 }

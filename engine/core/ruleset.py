@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .tactics import Tactics
     from .units import Unit
 
-TARGET_KINDS = ("none", "enemy", "ally", "unit", "square")
+TARGET_KINDS = ("none", "enemy", "ally", "unit", "square", "intersection")
 
 _SPEC_KEYS = {"key", "name", "cost", "target", "options", "text", "source", "times"}
 
@@ -34,8 +34,11 @@ class ActionSpec:
     """One entry of a ruleset's action catalogue (data; its resolver lives in the ruleset's code).
 
     `cost` is a counter of the ruleset's economy ('standard', 'move', 'swift', 'full_round', 'free', ...),
-    paid `times` times; `target` is what the decision names ('none', 'enemy', 'ally', 'unit', 'square');
-    `options` how many variants a 'none'-target action has (which weapon to draw, ...); `text` the rules
+    paid `times` times; `target` is what the decision names: 'none', a unit ('enemy', 'ally', 'unit': its
+    `target` id), a 'square' (its `square` (x, y)) or an 'intersection' of grid lines (its `square` (x, y) names
+    the top-left corner of square (x, y): x in 0..width, y in 0..height); `options` how many variants the action
+    has, in the decision's `option` (which weapon to draw with 'none'; with a target, "this weapon / spell /
+    maneuver on that target": the codec gives every option its own target slots, envs/codec.py); `text` the rules
     text it implements and `source` where that text is.
     """
 
@@ -376,7 +379,6 @@ class Ruleset:
         if self.words_file is None:
             return TableWords()
         return _words(Path(self.words_file), tuple(self.catalogue.items()))
-
 
     # ---- features for learning agents (numbers only; the envs package turns them into arrays) ----------
     n_unit_features: int = 0

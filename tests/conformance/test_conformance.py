@@ -117,10 +117,12 @@ def test_engine_refuses_decisions_outside_the_enumeration_with_a_reason(rid):
             actor = b.enc.actor
             spec = rng.choice(list(rs.catalogue.values()))
             others = [u.id for u in b.enc.units]
-            probe = Decision(spec.key, rng.choice(others) if spec.target not in ("none", "square") else None,
-                             (rng.randrange(b.enc.grid.width), rng.randrange(b.enc.grid.height))
-                             if spec.target == "square" else None,
-                             rng.randrange(spec.options) if spec.target == "none" else 0)
+            corner = spec.target == "intersection"  # x in 0..width, y in 0..height
+            probe = Decision(spec.key, rng.choice(others) if spec.target not in ("none", "square", "intersection")
+                             else None,
+                             (rng.randrange(b.enc.grid.width + corner), rng.randrange(b.enc.grid.height + corner))
+                             if spec.target in ("square", "intersection") else None,
+                             rng.randrange(spec.options) if spec.target == "none" or spec.options > 1 else 0)
             if probe not in legal:
                 before = json.dumps(b.enc.to_dict(), sort_keys=True)
                 with pytest.raises(IllegalAction) as exc:

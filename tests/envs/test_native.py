@@ -160,7 +160,7 @@ def test_bad_arguments_are_refused_not_crashed():
     with pytest.raises(AttributeError):
         native.action_indices([], {}, [object()], "pcs", 0, 0, 17, "end_turn", None)
     with pytest.raises(IndexError):
-        native.action_indices([("end_turn", None, None, 0), ("a", None, None, 5)], {"a": (1, 0, 9)}, [], "pcs",
+        native.action_indices([("end_turn", None, None, 0), ("a", None, None, 5)], {"a": (1, 0, 9, 1)}, [], "pcs",
                               0, 0, 17, "end_turn", np.zeros(3, dtype=bool))
     rs = get_ruleset("saga")
     b = next(_states(1, seed=3))
