@@ -42,9 +42,7 @@ def opponent_tag(spec: str) -> str:
 def eval_source(cfg: TrainConfig):
     rs = get_ruleset(cfg.ruleset)
     e = cfg.env
-    g = e.generator
-    return encounter_source(rs, e.encounters, {"width": g.width, "height": g.height, "sizes": tuple(g.sizes),
-                                                "pools": g.pools, "mirrored": g.mirrored}, e.round_limit)
+    return encounter_source(rs, e.encounters, e.generator.kwargs(), e.round_limit)
 
 
 def run_evaluation(cfg: TrainConfig, model, episodes: int, narrate: bool = True) -> dict[str, Any]:

@@ -43,7 +43,8 @@ class _Section(BaseModel):
 
 
 class GeneratorConfig(_Section):
-    """Random encounters (engine.core.generate.random_encounter)."""
+    """Random encounters (engine.core.generate.random_encounter). The variety a policy should generalise over
+    (layouts, map sizes, wounded starts, uneven sides) is opt-in: the defaults draw what they always drew."""
 
     width: int = Field(16, ge=6, le=64, description="map width in squares (at most env.map_size[0])")
     height: int = Field(16, ge=6, le=64, description="map height in squares (at most env.map_size[1])")
@@ -51,6 +52,15 @@ class GeneratorConfig(_Section):
     pools: dict[str, list[str]] | None = Field(
         None, description="templates to draw from per side, e.g. {pcs: [trooper], npcs: [trooper]}; all if unset")
     mirrored: bool = Field(True, description="point-symmetric map and the same templates on both sides")
+    layouts: list[str] = Field(default_factory=lambda: ["scatter"],
+                               description="map layouts to draw from (engine.core.generate.LAYOUTS): scatter (walls "
+                                           "and cover scattered), open (a field), rooms (walls with doors), corridors")
+    min_width: int | None = Field(None, ge=6, description="draw the map's width from min_width..width (unset: always "
+                                                          "width)")
+    min_height: int | None = Field(None, ge=6, description="draw the map's height from min_height..height (unset: "
+                                                           "always height)")
+    wounded: float = Field(0.0, ge=0, le=1, description="chance that a unit starts with 25-90% of its hit points")
+    uneven: bool = Field(False, description="draw each side's number of units on its own (needs mirrored: false)")
 
     @field_validator("sizes")
     @classmethod
@@ -58,6 +68,34 @@ class GeneratorConfig(_Section):
         if not 1 <= v[0] <= v[1]:
             raise ValueError("sizes is [min, max] with 1 <= min <= max")
         return v
+
+    @field_validator("layouts")
+    @classmethod
+    def _layouts(cls, v: list[str]) -> list[str]:
+        from engine.core.generate import LAYOUTS
+        if not v:
+            raise ValueError(f"layouts needs at least one layout, e.g. [scatter]; layouts: {', '.join(LAYOUTS)}")
+        for name in v:
+            if name not in LAYOUTS:
+                raise ValueError(f"layouts: unknown layout '{name}'; layouts: {', '.join(LAYOUTS)}")
+        return v
+
+    @model_validator(mode="after")
+    def _ranges(self) -> "GeneratorConfig":
+        for key, low, high in (("min_width", self.min_width, "width"), ("min_height", self.min_height, "height")):
+            if low is not None and low > getattr(self, high):
+                raise ValueError(f"{key} {low} is larger than {high} {getattr(self, high)}: the map's {high} is drawn "
+                                 f"from {key}..{high}; lower {key} or raise {high}")
+        if self.uneven and self.mirrored:
+            raise ValueError("uneven draws each side's units on its own, which a mirrored map cannot place: set "
+                             "mirrored: false or uneven: false")
+        return self
+
+    def kwargs(self) -> dict[str, Any]:
+        """The keyword arguments of `random_encounter` (the env's `generator`, the evaluation's source)."""
+        return {"width": self.width, "height": self.height, "sizes": tuple(self.sizes), "pools": self.pools,
+                "mirrored": self.mirrored, "layouts": tuple(self.layouts), "min_width": self.min_width,
+                "min_height": self.min_height, "wounded": self.wounded, "uneven": self.uneven}
 
 
 class RewardConfig(_Section):

@@ -78,7 +78,7 @@ def source_for(policy: Policy, ruleset: Ruleset, encounters: list[Path] | None =
     gen: dict[str, Any] = {}
     te = (getattr(policy, "meta", None) or {}).get("train_env") or {}
     if te:
-        gen = {k: (tuple(v) if k == "sizes" else v) for k, v in (te.get("generator") or {}).items()}
+        gen = {k: (tuple(v) if k in ("sizes", "layouts") else v) for k, v in (te.get("generator") or {}).items()}
         if not encounters and te.get("encounters"):
             encounters = [Path(p) for p in te["encounters"] if Path(p).exists()]
     return encounter_source(ruleset, encounters, gen, round_limit)

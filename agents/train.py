@@ -138,10 +138,7 @@ class MixedOpponent(Policy):
 def env_kwargs(cfg: TrainConfig) -> dict[str, Any]:
     """TacticsEnv keyword arguments of a config (without the opponent)."""
     e = cfg.env
-    g = e.generator
-    return {"ruleset": cfg.ruleset, "encounters": list(e.encounters) or None,
-            "generator": {"width": g.width, "height": g.height, "sizes": tuple(g.sizes), "pools": g.pools,
-                          "mirrored": g.mirrored},
+    return {"ruleset": cfg.ruleset, "encounters": list(e.encounters) or None, "generator": e.generator.kwargs(),
             "learner_side": e.learner_side, "max_per_side": e.max_per_side, "map_size": tuple(e.map_size),
             "round_limit": e.round_limit, "rewards": e.rewards.model_dump(), "prior": e.observation_prior}
 

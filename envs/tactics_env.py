@@ -44,10 +44,11 @@ class TacticsEnv(gym.Env):
     """Tactical combat under one ruleset; the learner plays one side, `step()` plays everyone else.
 
     ## Action Space
-    `Discrete(n)`: end turn, then for each action of the ruleset's catalogue its option / target /
-    square slots (see `envs.codec.ActionCodec`). Only the slots in `action_masks()` (also in
-    `info["action_mask"]`) are legal now; the mask is derived from the ruleset's `legal_actions`. An
-    action outside the mask changes nothing and returns a small penalty with `info["illegal"] = True`.
+    `Discrete(n)`: end turn, then for each action of the ruleset's catalogue its options x target slots (a
+    unit, a square or a grid intersection near the actor; see `envs.codec.ActionCodec`). Only the slots in
+    `action_masks()` (also in `info["action_mask"]`) are legal now; the mask is derived from the ruleset's
+    `legal_actions`. An action outside the mask changes nothing and returns a small penalty with
+    `info["illegal"] = True`.
 
     ## Observation Space
     `Box(-5, 5, (size,), float32)`: globals (round, budget left, phase), a row per unit (the acting unit,
@@ -67,7 +68,8 @@ class TacticsEnv(gym.Env):
     `ruleset` (a registered ruleset's id, required: there is no default ruleset), `encounters` (paths or
     Encounter objects; otherwise random ones from `generator` kwargs of `engine.core.generate.random_encounter`),
     `learner_side` (a side or "random"), `opponent` ("random", "heuristic", a Policy, or a callable returning one),
-    `max_per_side`, `map_size`, `rewards`, `prior` ("heuristic": the observation ends with the heuristic's score of every action, `envs/prior.py`).
+    `max_per_side`, `map_size`, `rewards`, `prior` ("heuristic": the observation ends with the heuristic's score
+    of every action, `envs/prior.py`).
 
     ## Rendering
     `render_mode="rgb_array"`: `render()` is the map picture (`envs.render.map_picture`: squares, units with

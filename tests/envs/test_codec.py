@@ -55,7 +55,8 @@ def test_every_index_decodes_to_a_decision_that_encodes_back(rid, radius):
         assert [codec.encode(d, enc, actor) for d in decoded if d is not None] == \
             [i for i, d in enumerate(decoded) if d is not None]
         empty = sum(options * (slots - min(slots, len(mine if kind == "ally" else other)))
-                    for _, kind, options, slots in codec.blocks.values() if kind not in ("none", "square", "intersection"))
+                    for _, kind, options, slots in codec.blocks.values()
+                    if kind not in ("none", "square", "intersection"))
         assert sum(d is None for d in decoded) == empty  # only slots of units that are not there name nothing
         assert codec.decode(codec.n, enc, actor) is None and codec.decode(-1, enc, actor) is None
         n += 1

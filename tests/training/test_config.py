@@ -127,3 +127,98 @@ def test_bad_yaml_names_the_file_once_with_line_and_column(tmp_path):
     out = CliRunner().invoke(app, ["train", str(p)])
     printed = "".join(out.output.split())  # rich wraps long lines
     assert out.exit_code == 2 and printed.count(str(p)) == 1 and "line4,column10" in printed, out.output
+
+
+@pytest.mark.parametrize("generator, path, hint", [
+    ({"layouts": []}, "env.generator.layouts", "at least one layout"),
+    ({"layouts": ["scatter", "maze"]}, "env.generator.layouts", "unknown layout 'maze'; layouts: scatter, open, rooms"),
+    ({"layouts": "rooms"}, "env.generator.layouts", "list"),
+    ({"min_width": 4}, "env.generator.min_width", "greater than or equal to 6"),
+    ({"min_width": 17}, "env.generator", "min_width 17 is larger than width 16"),
+    ({"width": 10, "height": 10, "min_height": 11}, "env.generator", "min_height 11 is larger than height 10"),
+    ({"wounded": 1.5}, "env.generator.wounded", "less than or equal to 1"),
+    ({"wounded": -0.1}, "env.generator.wounded", "greater than or equal to 0"),
+    ({"uneven": True}, "env.generator", "set mirrored: false"),
+])
+def test_the_generators_variety_is_validated(generator, path, hint):
+    with pytest.raises(ConfigError) as e:
+        load_config(data={"ruleset": "saga", "env": {"generator": generator}})
+    msg = str(e.value)
+    assert f"  {path}:" in msg, msg
+    assert hint in msg, msg
+
+
+@pytest.mark.parametrize("path", TRAINING_CONFIGS, ids=str)
+def test_the_generators_defaults_draw_what_the_configs_drew(path):
+    """The env's and the evaluation's random encounters of every training config are those of the generator
+    settings before the variety existed (width, height, sizes, pools, mirrored), seed for seed."""
+    import random
+
+    from agents.callbacks import eval_source
+    from agents.train import env_kwargs
+    from engine.core.generate import random_encounter
+    from engine.rulesets import get_ruleset
+
+    raw = yaml.safe_load(path.read_text())
+    start = (raw.get("train") or {}).get("init_from")
+    cfg = load_config(path, ["train.init_from=null"] if start and not Path(start).exists() else None)
+    g, rs = cfg.env.generator, get_ruleset(cfg.ruleset)
+    before = {"width": g.width, "height": g.height, "sizes": tuple(g.sizes), "pools": g.pools, "mirrored": g.mirrored}
+    now = env_kwargs(cfg)["generator"]
+    assert set(now) > set(before)
+    source = eval_source(cfg)
+    for seed in range(12):
+        want = random_encounter(rs, random.Random(seed), **before)
+        assert random_encounter(rs, random.Random(seed), **now).to_dict() == want.to_dict()
+        if not cfg.env.encounters:
+            want.round_limit = cfg.env.round_limit
+            assert source(seed).to_dict() == want.to_dict()
+
+
+VARIED = {"ruleset": "saga", "name": "varied",
+          "env": {"generator": {"width": 12, "height": 12, "sizes": [1, 3], "mirrored": False, "uneven": True,
+                                "layouts": ["scatter", "open", "rooms", "corridors"], "min_width": 8,
+                                "min_height": 7, "wounded": 0.5},
+                  "max_per_side": 3, "map_size": [12, 12], "round_limit": 6, "opponent": "random"},
+          "ppo": {"n_steps": 32, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+          "train": {"total_timesteps": 128, "n_envs": 2, "checkpoint_freq": 128, "progress_bar": False},
+          "eval": {"freq": 128, "episodes": 2, "final_episodes": 2, "opponents": ["random"], "sample_battle": False}}
+
+
+def _variety(encounters) -> dict[str, set]:
+    seen: dict[str, set] = {"size": set(), "doors": set(), "walled": set(), "wounded": set(), "sides": set()}
+    for enc in encounters:
+        g = enc.grid
+        seen["size"].add((g.width, g.height))
+        seen["doors"].add("door" in g.terrain)
+        seen["walled"].add(sum(t == "wall" for t in g.terrain) / (g.width * g.height) > 0.5)  # corridors in rock
+        seen["wounded"].add(any(u.hp < u.max_hp for u in enc.units))
+        seen["sides"].add(tuple(sum(u.side == s for u in enc.units) for s in ("pcs", "npcs")))
+    return seen
+
+
+def test_a_varied_generator_trains_and_its_env_and_evaluation_see_varied_maps(tmp_path):
+    from agents.evaluate import source_for
+    from agents.policies import load_policy
+    from agents.train import env_kwargs, run
+    from engine.rulesets import get_ruleset
+    from envs.tactics_env import TacticsEnv
+
+    cfg = load_config(data=VARIED)
+    env = TacticsEnv(**env_kwargs(cfg), opponent="random")
+    encounters = []
+    for seed in range(40):
+        env.reset(seed=seed)
+        encounters.append(env.battle.enc)
+    seen = _variety(encounters)
+    assert len(seen["size"]) > 5 and all(8 <= w <= 12 and 7 <= h <= 12 for w, h in seen["size"])
+    assert seen["doors"] == seen["walled"] == seen["wounded"] == {True, False}
+    assert any(a != b for a, b in seen["sides"])
+
+    result = run(cfg, root=tmp_path)
+    assert result["steps"] == 128 and not result["interrupted"]
+    assert result["eval"]["vs"]["random"]["episodes"] == 2
+    policy = load_policy(str(Path(result["run_dir"]) / "model.zip"), get_ruleset("saga"))
+    source = source_for(policy, get_ruleset("saga"))  # what `tactician eval` plays the model on: its generator
+    again = _variety(source(seed) for seed in range(40))
+    assert len(again["size"]) > 5 and again["doors"] == again["wounded"] == {True, False}
