@@ -86,10 +86,13 @@ class LiveSession(SessionCore):
         mode = DICE_MODES[config.dice]
         dice = SeededDice(config.seed) if mode == "auto" else ReplayDice(self._narrated)
         super().__init__(enc, ruleset, npcs, pcs, dice=dice, dice_mode=mode, difficulty=config.difficulty,
-                         seed=config.seed, say=self.messages.append)
+                         seed=config.seed, say=self._told)
         self.pending: Pending | None = None
         self._snapshots: dict[int, tuple[_Snapshot, str]] = {}  # undo steps as JSON, by id
         self.version = 0  # counts the changes, for the page to know it is up to date
+
+    def _told(self, text: str) -> None:
+        self.messages.append(text.strip())
 
     def _narrated(self, events: list) -> list[str]:
         return narrate_events(events, self.enc, self.ruleset)

@@ -15,6 +15,7 @@ from agents.autopilot.core import read_session
 from agents.autopilot.planner import FORMAT, decision_json
 from agents.autopilot.words import command_for
 
+from ..autopilot.conftest import YARD
 from .conftest import TOY_UNITS, create, post, toy_yaml
 
 INIT = {"Kira": 20, "Dax": 19, "Trooper 1": 3, "Trooper 2": 2}
@@ -245,14 +246,11 @@ def test_create_names_the_source_that_is_wrong(client):
              ({"encounter": "a.yaml", "encounter_yaml": "x"}, "encounter", "exactly one"),
              ({}, "encounter", "exactly one"),
              ({"state": {"format": "nope"}}, "state", "format"),
-             ({"encounter_yaml": None, "npcs": "bogus"}, "npcs", "unknown policy"),
-             ({"dice": "loaded"}, "dice", "seeded"),
-             ({"initiative": {"Nobody": 3}}, "initiative.Nobody", "no unit")]
+             ({"encounter_yaml": YARD, "npcs": "bogus"}, "npcs", "unknown policy"),
+             ({"encounter_yaml": YARD, "pcs": "bogus"}, "pcs", "unknown policy"),
+             ({"encounter_yaml": YARD, "dice": "loaded"}, "dice", "seeded"),
+             ({"encounter_yaml": YARD, "initiative": {"Nobody": 3}}, "initiative.Nobody", "no unit")]
     for body, field, words in cases:
-        if "encounter_yaml" not in body and "encounter" not in body and "state" not in body and body:
-            body = {"encounter_yaml": __import__("tests.autopilot.conftest", fromlist=["YARD"]).YARD, **body}
-        if body.get("encounter_yaml", "") is None:
-            body["encounter_yaml"] = __import__("tests.autopilot.conftest", fromlist=["YARD"]).YARD
         r = client.post("/api/sessions", json=body)
         assert r.status_code == 422, (body, r.text)
         err = r.json()
