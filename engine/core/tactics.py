@@ -186,7 +186,11 @@ class DefaultTactics(Tactics):
     expected damage, else nothing). Squares are valued by the ruleset's `threat_estimate` with the actor placed on
     them (its `pos` set and restored, the encounter otherwise untouched): the attacks it could make from there, the
     enemies' attacks on it there (from where they stand: the default knows nothing of how far they move), and the walk
-    to the nearest enemy round walls."""
+    to the nearest enemy round walls. It assumes `threat_estimate` depends on the units and the map, not on the turn's
+    flags: the heuristic reuses square values while no unit but the actor moves or changes and no enemy's `danger` to it
+    does (`DefaultView.state_key`).
+    Every square a decision names is scored (no `key_squares`: the default cannot tell which squares matter, a shot's
+    range for one)."""
 
     def __init__(self, ruleset: "Ruleset"):
         self.kinds = {key: _role(ruleset, key) for key in ruleset.catalogue}
@@ -275,6 +279,14 @@ class DefaultView(TacticsView):
         if got is None:
             got = self._danger[e.id] = self.rs.threat_estimate(self.enc, e, self.a)[1]
         return got
+
+    def state_key(self):
+        """The actor, the map as its doors stand, every unit's side, template, square (but the actor's), hit points
+        and play state, and each enemy's `danger` (which the actor's square enters)."""
+        g, a = self.enc.grid, self.a
+        return (a.id, g._geometry, g._door_key(), tuple([
+            (u.id, u.side, u.template, None if u is a else u.pos, u.hp, u.max_hp, u.down, repr(u.state))
+            for u in self.enc.units]), tuple([self.danger(e) for e in self.enemies]))
 
     def approach(self, pos) -> int:
         """The walk from pos to the nearest enemy (round walls, through units), or the distance where none reaches."""

@@ -166,3 +166,20 @@ def test_default_view_values_squares_by_the_rulesets_threat_estimate():
                                                 (0.0, 0.0, 5, 0.0), (0.4, 2.0, 0, 0.4)])
 def test_kill_guess(hit, damage, hp, want):
     assert kill_guess(hit, damage, hp) == pytest.approx(want)
+
+
+@pytest.mark.parametrize("rs", [FIFTH, SHIP, RISE], ids=lambda rs: rs.id)
+def test_default_square_values_shared_between_decision_points_change_no_score(rs):
+    """The heuristic reuses square values across decision points by `DefaultView.state_key`: scores with a warm
+    policy are a cold one's, on random battle states, and the key did repeat (the actor moved, nothing else did)."""
+    warm, seen, repeats, n = HeuristicPolicy(0), set(), 0, 0
+    tac = tactics_for(rs)
+    for b, legal in _walk_states(rs, 6, 60):
+        if len(legal) == 1:
+            continue
+        key = tac.view(b.enc, b.enc.actor).state_key()
+        repeats += key in seen
+        seen.add(key)
+        assert warm.scores(b, seed=n) == HeuristicPolicy(0).scores(b, seed=n)
+        n += 1
+    assert n > 150 and repeats > 20, (n, repeats)
