@@ -2,7 +2,11 @@
 decisions played by clicking the unit and then a highlighted square or target, an NPC proposal vetoed and the next
 accepted by their buttons, an update made elsewhere reaching the page without a reload, a screenshot taken.
 
-It needs Chromium (Debian's `chromium`; `.ci/run` installs it) and fails, saying so, without it."""
+It needs Chromium (Debian's `chromium`) and fails, saying so, without it. So that the suite needs nothing beyond
+what `bootstrap.py` installs, it is not collected by default (its name is not test_*.py); run it by name:
+
+    python3 ./bootstrap.py test tests/serve/browser_check.py
+"""
 from __future__ import annotations
 
 import json
