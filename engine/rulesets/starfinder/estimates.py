@@ -222,28 +222,35 @@ def _damage(mean: float, t: _Profile, types: str) -> float:
     return max(1.0, mean)
 
 
-def _pair(enc: "Encounter", a: _Profile, t: _Profile) -> tuple[float, float]:
-    """The best single attack of a on t from where it stands: (hit chance, expected damage)."""
+def strikes(enc: "Encounter", a: _Profile, t: _Profile, apos=None, tpos=None) -> tuple[float, float, float, float]:
+    """a's best melee and ranged single attacks on t, a standing at apos and t at tpos (default: where they stand):
+    (melee hit chance, melee expected damage, ranged hit chance, ranged expected damage), 0 where none reaches."""
     if a.down or t.down:
-        return 0.0, 0.0
+        return 0.0, 0.0, 0.0, 0.0
+    apos = a.pos if apos is None else apos
+    tpos = t.pos if tpos is None else tpos
     g = enc.grid
-    best_p = best_d = 0.0
-    if a.m is not None and within_reach(g, a.pos, t.pos, a.m_feet):
+    mp = md = rp = rd = 0.0
+    if a.m is not None and within_reach(g, apos, tpos, a.m_feet):
         ac = t.ac[(a.m_energy, True)]
-        p = p_hit(a.m_bonus, ac) * a.miss
-        best_p, best_d = p, (p + p_crit(a.m_bonus, ac) * a.miss) * _damage(a.m_mean, t, a.m_types)
+        mp = p_hit(a.m_bonus, ac) * a.miss
+        md = (mp + p_crit(a.m_bonus, ac) * a.miss) * _damage(a.m_mean, t, a.m_types)
     if a.r is not None:
         w = g.width
-        los, loe, cover = g.sight(a.pos[1] * w + a.pos[0], t.pos[1] * w + t.pos[0])
-        pen = C.range_penalty(a.r_w, g.distance(a.pos, t.pos) * C.FEET) if los and loe else None
+        los, loe, cover = g.sight(apos[1] * w + apos[0], tpos[1] * w + tpos[0])
+        pen = C.range_penalty(a.r_w, g.distance(apos, tpos) * C.FEET) if los and loe else None
         if pen is not None:
             ab = a.r_bonus + pen
             ac = t.ac[(a.r_energy, False)] + C.COVER_AC[cover]
-            p = p_hit(ab, ac) * a.miss
-            d = (p + p_crit(ab, ac) * a.miss) * _damage(a.r_mean, t, a.r_w["type"])
-            if d > best_d:
-                best_p, best_d = p, d
-    return best_p, best_d
+            rp = p_hit(ab, ac) * a.miss
+            rd = (rp + p_crit(ab, ac) * a.miss) * _damage(a.r_mean, t, a.r_w["type"])
+    return mp, md, rp, rd
+
+
+def _pair(enc: "Encounter", a: _Profile, t: _Profile) -> tuple[float, float]:
+    """The best single attack of a on t from where it stands: (hit chance, expected damage)."""
+    mp, md, rp, rd = strikes(enc, a, t)
+    return (rp, rd) if rd > md else (mp, md)
 
 
 def threat_estimate(rs: "StarfinderRuleset", enc: "Encounter", a: "Unit", t: "Unit") -> tuple[float, float]:

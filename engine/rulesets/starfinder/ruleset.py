@@ -22,7 +22,7 @@ from engine.core.economy import Economy
 from engine.core.errors import InputError
 from engine.core.events import Event, new_event
 from engine.core.reaction import React
-from engine.core.ruleset import ActionSpec, Estimate, Ruleset
+from engine.core.ruleset import ActionSpec, Cost, Estimate, Ruleset
 from engine.core.state import Encounter
 from engine.core.units import Unit
 
@@ -1167,6 +1167,29 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         if ok:
             ev += self.release_grapple(enc, grappler, f"{a.name} escaped")
         return ev
+
+    # ---- the heuristic's hooks ---------------------------------------------------------------------------------------
+    def effective_cost(self, enc: Encounter, unit: Unit, decision: Decision) -> Cost:
+        """An ability's or item's cost is its stat block's (swift, move, standard or full), not the catalogue's."""
+        if decision.action in ("use_ability", "activate_item"):
+            book = unit.stats["items" if decision.action == "activate_item" else "abilities"]
+            if 0 <= decision.option < len(book):
+                return Cost(book[decision.option]["cost"])
+        return super().effective_cost(enc, unit, decision)
+
+    def budget_after(self, enc: Encounter, unit: Unit, decision: Decision) -> dict[str, int]:
+        """As the core works it out; a staggered unit that spends its standard or move action has neither left."""
+        left = super().budget_after(enc, unit, decision)
+        if left and "staggered" in unit.state["conds"]:
+            cost = self.effective_cost(enc, unit, decision).cost
+            if cost in ("standard", "move"):
+                left["standard"] = left["move"] = 0
+        return left
+
+    def tactics(self):
+        """`StarfinderTactics` (tactics.py): the heuristic's roles, values and square sense for this ruleset."""
+        from .tactics import StarfinderTactics
+        return StarfinderTactics(self)
 
     # ---- estimates and observation features --------------------------------------------------------------------
     def estimate(self, enc: Encounter, actor: Unit, decision: Decision) -> Estimate:
