@@ -375,10 +375,15 @@ class Ruleset:
     words_file: Path | None = None  # the ruleset's words.yaml (`load_words`); None: the core's table words only
 
     def words(self) -> TableWords:
-        """The ruleset's table words: its `words_file`, read once; none without one."""
-        if self.words_file is None:
-            return TableWords()
-        return _words(Path(self.words_file), tuple(self.catalogue.items()))
+        """The ruleset's table words: its `words_file`, read once and kept by this ruleset until its `words_file`
+        or `catalogue` is replaced (a file that is wrong raises its InputError every time); none without one."""
+        kept = self.__dict__.get("_table_words")
+        if kept is not None and kept[0] is self.words_file and kept[1] is self.catalogue:
+            return kept[2]
+        words = TableWords() if self.words_file is None else _words(Path(self.words_file),
+                                                                    tuple(self.catalogue.items()))
+        self._table_words = (self.words_file, self.catalogue, words)
+        return words
 
     # ---- features for learning agents (numbers only; the envs package turns them into arrays) ----------
     n_unit_features: int = 0

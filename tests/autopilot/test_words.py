@@ -201,3 +201,19 @@ def test_saga_words_file_is_valid_and_read_once():
     assert load_words(RS.words_file, RS.catalogue) == RS.words()
     assert RS.words() is RS.words()
     assert FIFTH.words() == TableWords() and FIFTH.words_file is None
+
+
+def test_a_rulesets_words_are_kept_by_it_after_the_first_call(monkeypatch, tmp_path):
+    import engine.core.ruleset as core_ruleset
+    rs = get_ruleset("saga").__class__()  # a fresh instance: nothing kept yet
+    first = rs.words()
+    read = []
+    monkeypatch.setattr(core_ruleset, "_words", lambda *a: read.append(a) or TableWords())
+    assert rs.words() is first and read == []  # neither read again nor the catalogue hashed again
+    bad = tmp_path / "words.yaml"
+    bad.write_text("shorts: {}\n")
+    monkeypatch.undo()
+    rs.words_file = bad  # another file: read (and refused) every time it is asked
+    for _ in range(2):
+        with pytest.raises(InputError, match="unknown key 'shorts'"):
+            rs.words()
