@@ -6,6 +6,7 @@
 #include <Python.h>
 #include <string.h>
 #include <structmember.h>
+#include "../engine/core/_geometry.h"
 #include "../engine/core/_slots.h"
 
 enum { KIND_NONE = 0, KIND_SQUARE = 1, KIND_ALLY = 2, KIND_OTHER = 3, KIND_INTERSECTION = 4 };
@@ -265,15 +266,6 @@ static float clip5(double v) {
     return f > 5.0f ? 5.0f : (f < -5.0f ? -5.0f : f);
 }
 
-static long metric_distance(int metric, long dx, long dy) {
-    long hi, lo;
-    dx = labs(dx);
-    dy = labs(dy);
-    hi = dx > dy ? dx : dy;
-    lo = dx > dy ? dy : dx;
-    return metric == 0 ? hi + lo / 2 : (metric == 1 ? hi : dx + dy);
-}
-
 /* What the encoder reads of a unit, once. */
 typedef struct {
     PyObject *u; /* borrowed from enc.units (or the actor) */
@@ -477,9 +469,9 @@ static PyObject *encode(PyObject *self, PyObject *args) {
     v = PyObject_GetAttr(grid, S_metric);
     if (!v)
         goto fail;
-    metric = PyUnicode_Check(v) && PyUnicode_CompareWithASCIIString(v, "alternating") == 0 ? 0
-             : PyUnicode_Check(v) && PyUnicode_CompareWithASCIIString(v, "chebyshev") == 0 ? 1
-                                                                                             : 2;
+    metric = PyUnicode_Check(v) && PyUnicode_CompareWithASCIIString(v, "alternating") == 0 ? METRIC_ALTERNATING
+             : PyUnicode_Check(v) && PyUnicode_CompareWithASCIIString(v, "chebyshev") == 0 ? METRIC_CHEBYSHEV
+                                                                                             : METRIC_MANHATTAN;
     Py_DECREF(v);
     if (unit_long(actor, U_HP, &actor_hp))
         goto fail;

@@ -1,6 +1,7 @@
-/* The movement searches of engine/core/grid.py in C: the same algorithms, the same results in the same
- * order (grid.py keeps the Python versions, used when this module is not built, and the tests check the
- * two agree on random maps).
+/* The movement searches and the line trace of engine/core/grid.py in C: the same algorithms, the same results in
+ * the same order (grid.py keeps the Python versions, used when this module is not built, and the tests check the
+ * two agree on random maps). The distance rule and the line trace are _geometry.h's, shared with the other C
+ * modules.
  *
  * A map's moves come as a flat int32 buffer (grid._Geometry.flat_transitions): per search state
  * 2 * square + parity, STRIDE ints: the number of moves, then up to 8 (next state, cost, square).
@@ -9,6 +10,7 @@
 #include <Python.h>
 #include <stdlib.h>
 #include <string.h>
+#include "_geometry.h"
 
 #define STRIDE 25
 #define BIG (1 << 30)
@@ -164,12 +166,10 @@ done:
 #define QUICK_BUDGET 48
 #include "_ctz.h"
 
-/* a lower bound of the cost left from square j to the goal (gx, gy): its distance */
+/* a lower bound of the cost left from square j to the goal (gx, gy): the least a walk there can cost, its
+ * alternating distance under that metric, else its chebyshev one (a diagonal step costs 1, Grid.walk_floor) */
 static int least_left(int j, int width, int gx, int gy, int alternating) {
-    int dx = j % width - gx, dy = j / width - gy;
-    dx = dx >= 0 ? dx : -dx;
-    dy = dy >= 0 ? dy : -dy;
-    return alternating ? (dx >= dy ? dx + dy / 2 : dy + dx / 2) : (dx >= dy ? dx : dy);
+    return (int)metric_distance(alternating ? METRIC_ALTERNATING : METRIC_CHEBYSHEV, j % width - gx, j / width - gy);
 }
 
 /* the squares of state's trail (after the start), first to last; returns its length */
@@ -533,17 +533,59 @@ done:
     return out;
 }
 
+/* line(width, dx, dy) -> (offsets): the squares strictly between two squares of a map `width` wide whose ends are
+ * dx, dy apart (dy >= 0), as flat offsets from the lower end, in traced order: grid._Geometry._trace (_geometry.h's
+ * trace_line). */
+static PyObject *line(PyObject *self, PyObject *args) {
+    long w, dx, dy;
+    int local[256], *buf = local, cap = 256, n, k;
+    PyObject *out = NULL;
+    if (!PyArg_ParseTuple(args, "lll", &w, &dx, &dy))
+        return NULL;
+    if (w <= 0 || dy < 0 || (dy == 0 && dx < 0) || labs(dx) >= w || labs(dx) > 1 << 20 || dy > 1 << 20) {
+        PyErr_SetString(PyExc_ValueError, "line(width, dx, dy) needs width > 0, |dx| < width and dy >= 0 (dx >= 0 "
+                                          "when dy is 0)");
+        return NULL;
+    }
+    if (labs(dx) + dy + 2 > cap) { /* a line passes at most |dx| + |dy| + 1 squares */
+        cap = (int)(labs(dx) + dy + 2);
+        if (!(buf = PyMem_Malloc(sizeof(int) * (size_t)cap)))
+            return PyErr_NoMemory();
+    }
+    n = trace_line(w, dx, dy, buf, cap);
+    if (n < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "a line passed more squares than it can");
+        goto done;
+    }
+    if (!(out = PyTuple_New(n)))
+        goto done;
+    for (k = 0; k < n; k++) {
+        PyObject *v = PyLong_FromLong(buf[k]);
+        if (!v) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyTuple_SET_ITEM(out, k, v);
+    }
+done:
+    if (buf != local)
+        PyMem_Free(buf);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"search", search, METH_VARARGS, "search(trans, start, budget, blocked) -> {square: cost} (grid.Grid._search)"},
     {"build_transitions", build_transitions, METH_VARARGS,
      "build_transitions(width, height, mult, walls, alternating) -> bytes (grid._Geometry.flat_transitions)"},
     {"path", path, METH_VARARGS,
      "path(trans, start, goal, budget, blocked, danger, width, alternating) -> [square] | None (grid.Grid.path)"},
+    {"line", line, METH_VARARGS,
+     "line(width, dx, dy) -> (offsets): the squares between a line's ends (grid._Geometry._trace)"},
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native", "Movement searches of grid.py in C.", -1,
-                                    methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native", "Movement searches and lines of grid.py in C.",
+                                    -1, methods};
 
 PyMODINIT_FUNC PyInit__native(void) {
     PyObject *m = PyModule_Create(&module);

@@ -47,6 +47,21 @@ _WITHIN: dict[tuple[str, int], tuple[tuple[int, int], ...]] = {}
 _LINES: dict[tuple[int, int, int], tuple[int, ...]] = {}
 
 
+def metric_distance(metric: str, dx: int, dy: int) -> int:
+    """The distance of an offset (dx, dy) under a metric of `METRICS`: 'alternating' (d20: every second diagonal
+    counts 2), 'chebyshev' (a diagonal counts 1), else 'manhattan'. The rule, once (`Grid.distance`; in C
+    engine/core/_geometry.h's metric_distance)."""
+    if dx < 0:
+        dx = -dx
+    if dy < 0:
+        dy = -dy
+    if metric == "alternating":
+        return dx + dy // 2 if dx >= dy else dy + dx // 2
+    if metric == "chebyshev":
+        return dx if dx >= dy else dy
+    return dx + dy
+
+
 def _legend_kinds(legend: dict[str, str]) -> tuple[dict[str, str], bytes | None]:
     """The terrain of each symbol of a legend (an open door's: a door) and, when every symbol is a latin-1
     character, the `bytes.translate` table from a symbol's byte to the kind code of its terrain (`Grid.kind_codes`
@@ -162,12 +177,14 @@ class Grid:
 
     # ---- distance ----------------------------------------------------------------------------
     def distance(self, a: tuple[int, int], b: tuple[int, int]) -> int:
-        dx, dy = abs(a[0] - b[0]), abs(a[1] - b[1])
-        if self.metric == "alternating":
-            return max(dx, dy) + min(dx, dy) // 2
-        if self.metric == "chebyshev":
-            return max(dx, dy)
-        return dx + dy
+        """Squares from a to b under the map's metric (`metric_distance`)."""
+        return metric_distance(self.metric, a[0] - b[0], a[1] - b[1])
+
+    def walk_floor(self, a: tuple[int, int], b: tuple[int, int]) -> int:
+        """The least a walk from a to b can cost (`path_cost`): every step costs at least 1 and a diagonal one counts
+        as the metric counts it, except under 'manhattan', whose walks step diagonally for 1 (the chebyshev
+        distance there, the map's distance otherwise)."""
+        return metric_distance("chebyshev" if self.metric == "manhattan" else self.metric, a[0] - b[0], a[1] - b[1])
 
     def within(self, center: tuple[int, int], reach: int) -> list[tuple[int, int]]:
         """Squares other than `center` within `reach` squares, inside the map."""
@@ -279,15 +296,8 @@ class Grid:
             # No walk costs less than its number of steps (nor, counting diagonals as d20 does, less than the
             # alternating distance), so blockers further away than the budget change nothing either: with
             # some near, search with those instead of first searching without any.
-            w, (x0, y0) = self.width, start
-            alternating = self.metric == "alternating"
-            near = set()
-            for b in no_pass:
-                dx, dy = abs(b % w - x0), abs(b // w - y0)
-                if dx < dy:
-                    dx, dy = dy, dx
-                if (dx + dy // 2 if alternating else dx) <= budget:
-                    near.add(b)
+            xys, floor = geo.xys, self.walk_floor
+            near = {b for b in no_pass if floor(xys[b], start) <= budget}
             inside = tuple(sorted(near))
             if not inside:
                 if len(geo.free_reach) > 8192:
@@ -386,14 +396,13 @@ class Grid:
                  ) -> list[tuple[int, int]] | None:
         """`path` in Python (flat indices in; used when the C module is not built)."""
         trans = self._geometry.transitions(self, self._door_key())
-        alternating = self.metric == "alternating"
+        floor, xys = self.walk_floor, self._geometry.xys
         goal = self.xy(g)
         heap = [(0, 0, s, 0, ())]
         # Items come off the heap in (provocations, cost, square, parity, trail) order, so the first at the
         # goal is the least such walk. An item dominated (<= provocations and <= cost) by one already taken
         # off at the same (square, parity) can never lead to a smaller walk, so it is dropped when pushed.
         done: list[list[tuple[int, int]] | None] = [None] * len(trans)
-        w, gx, gy = self.width, goal[0], goal[1]
         push, pop = heapq.heappush, heapq.heappop
         while heap:
             prov, cost, i, parity, trail = pop(heap)
@@ -415,12 +424,7 @@ class Grid:
             leave = prov + 1 if danger.get(i, 0) else prov
             for nk, add, j in trans[key]:
                 c = cost + add
-                if c > budget or j in blocked:
-                    continue
-                dx, dy = j % w - gx, j // w - gy  # a lower bound of what is left to walk must fit too
-                dx, dy = (dx if dx >= 0 else -dx), (dy if dy >= 0 else -dy)
-                if c + ((dx + dy // 2 if dx >= dy else dy + dx // 2) if alternating else
-                        (dx if dx >= dy else dy)) > budget:
+                if c > budget or j in blocked or c + floor(xys[j], goal) > budget:  # what is left must fit too
                     continue
                 olds = done[nk]
                 if olds is not None:
@@ -627,9 +631,12 @@ class _Geometry:
             # traced from a corner that keeps every sampled coordinate >= 0 (as on the map): a sample
             # 0.5 + k * d / n (n odd) is never within 1 / 2n of an integer, so the squares hit do not
             # depend on where the line starts
-            x0, y0 = max(0, ax - bx), max(0, ay - by)
-            offs = _LINES[key] = tuple(i - (y0 * w + x0) for i in
-                                       self._trace_at(x0, y0, x0 + bx - ax, y0 + by - ay))
+            if _native is not None:
+                offs = _LINES[key] = _native.line(w, bx - ax, by - ay)
+            else:
+                x0, y0 = max(0, ax - bx), max(0, ay - by)
+                offs = _LINES[key] = tuple(i - (y0 * w + x0) for i in
+                                           self._trace_at(x0, y0, x0 + bx - ax, y0 + by - ay))
         return tuple([a + o for o in offs])
 
     def _trace_at(self, ax: int, ay: int, bx: int, by: int) -> tuple[int, ...]:

@@ -4,7 +4,7 @@ import random
 import pytest
 
 from engine.core.errors import InputError
-from engine.core.grid import _LINE_CODES, _SOLID, TERRAINS, Grid
+from engine.core.grid import _LINE_CODES, _SOLID, METRICS, TERRAINS, Grid, metric_distance
 
 
 def g(text: str, **kw) -> Grid:
@@ -74,6 +74,37 @@ def test_distance_metrics(a, b, alt, cheb, man):
     assert Grid(rows, metric="alternating").distance(a, b) == alt
     assert Grid(rows, metric="chebyshev").distance(a, b) == cheb
     assert Grid(rows, metric="manhattan").distance(a, b) == man
+
+
+def test_the_distance_rule_is_metric_distance_of_the_offset():
+    """Grid.distance is `metric_distance` of the offset between the squares, whichever way round, for every metric
+    (engine/core/_geometry.h's metric_distance is its C twin; the C modules' tests compare their figures with it)."""
+    rows = ["." * 12] * 12
+    for metric in METRICS:
+        grid = Grid(rows, metric=metric)
+        for a in [(0, 0), (3, 7), (11, 2)]:
+            for b in [(x, y) for x in range(12) for y in range(12)]:
+                dx, dy = abs(a[0] - b[0]), abs(a[1] - b[1])
+                want = {"alternating": max(dx, dy) + min(dx, dy) // 2, "chebyshev": max(dx, dy),
+                        "manhattan": dx + dy}[metric]
+                assert grid.distance(a, b) == grid.distance(b, a) == want
+                assert metric_distance(metric, a[0] - b[0], a[1] - b[1]) == want
+                assert metric_distance(metric, b[0] - a[0], a[1] - b[1]) == want
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_walk_floor_is_what_walking_an_open_field_costs(metric):
+    """The least a walk can cost (Grid.walk_floor, the searches' lower bound): on an open field exactly what
+    `reachable` pays, the distance except under manhattan, whose diagonal steps cost 1."""
+    grid = Grid(["." * 11] * 9, metric=metric)
+    for start in [(0, 0), (5, 4), (10, 8), (2, 7)]:
+        costs = grid.reachable(start, 30)
+        assert len(costs) == 99
+        for i, cost in costs.items():
+            assert grid.walk_floor(start, grid.xy(i)) == cost
+            if metric != "manhattan":
+                assert cost == grid.distance(start, grid.xy(i))
+    assert Grid(["." * 5], metric=metric).walk_floor((0, 0), (4, 0)) == 4
 
 
 def test_within_uses_the_metric():

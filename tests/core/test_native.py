@@ -118,3 +118,47 @@ def test_the_quick_path_search_is_the_best_first_one_when_nothing_provokes(metri
                 decided += 1
                 ties += want is not None and len(want) != g.distance(g.xy(s), g.xy(goal))
     assert decided > 1000 and handed_over > 200 and ties > 50
+
+
+def test_the_c_line_trace_is_the_python_one():
+    """`_native.line` (engine/core/_geometry.h's trace_line, the one envs/_native.c and Saga's C modules include)
+    gives the squares `_Geometry._trace_at` gives: every offset up to 30 rows on maps 1 to 64 wide, then long
+    lines."""
+    rng = random.Random(5)
+    n = 0
+    for w in (1, 2, 3, 5, 8, 13, 16, 31, 64):
+        geo = Grid(["." * w])._geometry
+        for dy in range(31):
+            for dx in range(-(w - 1), w):
+                if dy == 0 and dx < 0:
+                    continue
+                x0 = max(0, -dx)
+                want = tuple(i - x0 for i in geo._trace_at(x0, 0, x0 + dx, dy))
+                assert G._native.line(w, dx, dy) == want, (w, dx, dy)
+                n += 1
+    geo = Grid(["." * 400])._geometry
+    for _ in range(300):
+        dx, dy = rng.randint(-399, 399), rng.randint(1, 700)
+        x0 = max(0, -dx)
+        assert G._native.line(400, dx, dy) == tuple(i - x0 for i in geo._trace_at(x0, 0, x0 + dx, dy))
+    assert n > 8000
+    for bad in ((0, 0, 1), (4, 4, 1), (4, -4, 1), (4, 1, -1), (4, -1, 0)):
+        with pytest.raises(ValueError):
+            G._native.line(*bad)
+
+
+def test_grid_lines_are_the_same_with_and_without_the_c_trace(monkeypatch):
+    """Grid.between (and so every sight, effect and cover line) through `_native.line` and through the Python trace,
+    on random maps: the same squares in the same order."""
+    rng = random.Random(6)
+    for _ in range(40):
+        g = _random_grid(rng, "alternating")
+        n = g.width * g.height
+        pairs = [(g.xy(rng.randrange(n)), g.xy(rng.randrange(n))) for _ in range(60)]
+        got = [g._geometry._trace(g.index(*a), g.index(*b)) if g.index(*a) <= g.index(*b) else None for a, b in pairs]
+        with monkeypatch.context() as m:
+            m.setattr(G, "_native", None)
+            m.setattr(G, "_LINES", {})
+            want = [g._geometry._trace(g.index(*a), g.index(*b)) if g.index(*a) <= g.index(*b) else None
+                    for a, b in pairs]
+        assert got == want

@@ -143,7 +143,7 @@ def test_key_masks_are_the_key_squares():
 
 
 def test_sight_memo_lines_the_kernel_traced_are_the_grids():
-    """The kernel reads and fills _line.h's sight memo (shared with _legal.c and _observe.c): after heuristic play on
+    """The kernel reads and fills _sight.h's sight memo (shared with _legal.c and _observe.c): after heuristic play on
     fresh maps every line known there is `Grid.sight` (line of sight, line of effect, cover)."""
     from engine.policies.heuristic import HeuristicPolicy
 

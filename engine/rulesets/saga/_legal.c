@@ -18,7 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "_line.h"
+#include "../../core/_geometry.h"
+#include "_sight.h"
 #include "_terrain.h"
 
 #define FALLBACK 1 /* a helper's "let Python decide" (no exception set); -1 is an error, 0 success */
@@ -347,12 +348,7 @@ static void release(Ctx *c, void *p) {
 }
 
 static int dist(const Ctx *c, int x1, int y1, int x2, int y2) {
-    int dx = abs(x1 - x2), dy = abs(y1 - y2);
-    if (c->metric == M_ALTERNATING)
-        return (dx > dy ? dx : dy) + (dx < dy ? dx : dy) / 2;
-    if (c->metric == M_CHEBYSHEV)
-        return dx > dy ? dx : dy;
-    return dx + dy;
+    return (int)metric_distance(c->metric, x1 - x2, y1 - y2);
 }
 
 /* Grid.within(center, reach) into out as flat indices; returns the count (out needs (2r + 1)^2 slots) */
@@ -367,7 +363,7 @@ static int within(const Ctx *c, int cx, int cy, int r, int *out) {
     return n;
 }
 
-/* _Geometry.line(a, b): the squares strictly between a and b in the order traced from the lower index (_line.h);
+/* _Geometry.line(a, b): the squares strictly between a and b in the order traced from the lower index (trace_line);
  * out needs room for a line across the map */
 static int line(const Ctx *c, int a, int b, int *out) {
     int w = c->w, k, cnt;
@@ -647,7 +643,7 @@ done:
 /* The sight memo of the map's lines as the doors and broken objects stand (shared with _observe.c, which says
  * how it is kept): geometry.memo["saga_sight"][line codes] for the line codes of every square now (the bytes
  * of Grid.line_codes; with no door open and nothing broken the ones of the terrain, kept as
- * geometry.memo["saga_legal_codes"]): _line.h's sight_memo. */
+ * geometry.memo["saga_legal_codes"]): _sight.h's sight_memo. */
 static int sight_table(Ctx *c) {
     PyObject *key = NULL, *got;
     int rc = -1, i;

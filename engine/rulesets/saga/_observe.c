@@ -18,7 +18,8 @@
 #include <structmember.h>
 #include "../../core/_slots.h"
 
-#include "_line.h"
+#include "../../core/_geometry.h"
+#include "_sight.h"
 
 /* Products and sums stay separate roundings, as in Python: no fused multiply-add. */
 #if defined(__clang__)
@@ -719,7 +720,7 @@ static int record(PyObject *u, PyObject *make_profile, Rec *rc) {
     return 0;
 }
 
-/* ---- the sight memo (_line.h's sight_memo) ----------------------------------------------------------------- */
+/* ---- the sight memo (_sight.h's sight_memo) ---------------------------------------------------------------- */
 /* *out: a new reference to the memo of `codes` on grid's map, or NULL when there is none to keep */
 static int sight_table(PyObject *grid, PyObject *codes, Py_ssize_t size, PyObject **out) {
     PyObject *geo, *d;
@@ -752,8 +753,7 @@ typedef struct {
 } Map;
 
 static long distance(const Map *m, long ax, long ay, long bx, long by) {
-    long dx = labs(ax - bx), dy = labs(ay - by), hi = dx > dy ? dx : dy, lo = dx > dy ? dy : dx;
-    return m->metric == 0 ? hi + lo / 2 : (m->metric == 1 ? hi : dx + dy);
+    return metric_distance(m->metric, ax - bx, ay - by);
 }
 
 /* Grid.sight and whether an active unit stands on the line (grid._Geometry.line: traced from the lower

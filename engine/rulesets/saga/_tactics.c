@@ -14,7 +14,7 @@
  * `_View._attack_estimate`, whose arithmetic `estimate_of` repeats). Python is called back for what those lack: the
  * parts, a strike or a threat when there are none (`_View._strike`, `_threat_of`), an AoO cost, a target's constants
  * (`_Turn._target`), a unit's weapons' reach and bands (`_View.class_info`), the approach field and the reach list.
- * Sight lines come from _line.h's per-map sight memo (shared with _legal.c and _observe.c), traced here over the
+ * Sight lines come from _sight.h's per-map sight memo (shared with _legal.c and _observe.c), traced here over the
  * view's line codes when not known there; a line a Python callback reads is put in the tactics' table first.
  *
  * Module functions, each the C twin of a Python function its tests hold it to: `approach_field`
@@ -26,7 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "_line.h"
+#include "../../core/_geometry.h"
+#include "_sight.h"
 #include "_terrain.h"
 
 /* whether str a is the interned str b: by identity first (kinds and actions are interned), else by value */
@@ -102,7 +103,7 @@ typedef struct {
     PyObject *approach, *melee_list; /* lazily: the view's approach field and (enemy, estimate) reach list */
     PyObject *threats;                /* lazily: the view's squares where enemies take attacks of opportunity */
     PyObject *codes;                  /* lazily: the view's line codes (bytes, a code per square), or None */
-    PyObject *memo_obj;               /* lazily: _line.h's sight memo of the map for these codes, or NULL */
+    PyObject *memo_obj;               /* lazily: _sight.h's sight memo of the map for these codes, or NULL */
     unsigned char *memo;
     int memo_tried;
     Foe *threat, *offense;
@@ -118,13 +119,7 @@ typedef struct {
 } Kernel;
 
 static int dist(const Kernel *k, int ax, int ay, int bx, int by) {
-    int dx = abs(ax - bx), dy = abs(ay - by);
-    int hi = dx > dy ? dx : dy, lo = dx > dy ? dy : dx;
-    if (k->metric == 0)
-        return hi + lo / 2;
-    if (k->metric == 1)
-        return hi;
-    return dx + dy;
+    return (int)metric_distance(k->metric, ax - bx, ay - by);
 }
 
 /* pos (x, y) as C ints; -1 with an exception when it is no such tuple */
@@ -591,7 +586,7 @@ static PyObject *view_geometry(Kernel *k) {
     return geo;
 }
 
-/* the sight memo of _line.h for the map's line codes (shared with _legal.c and _observe.c), once per kernel: 0, with
+/* the sight memo of _sight.h for the map's line codes (shared with _legal.c and _observe.c), once per kernel: 0, with
  * k->memo NULL when there is none to keep */
 static int open_memo(Kernel *k) {
     PyObject *geo, *d;

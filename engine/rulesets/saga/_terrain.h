@@ -1,5 +1,5 @@
 /* What the per-map searches of _legal.c (charges) and _tactics.c (approach fields, key squares) share: the bits of
- * `terrain.terrain_codes`, the map metrics' distance, and reading C longs from arguments. */
+ * `terrain.terrain_codes` and reading C longs from arguments (the distance is engine/core/_geometry.h's). */
 #ifndef SAGA_TERRAIN_H
 #define SAGA_TERRAIN_H
 
@@ -14,12 +14,6 @@
 #define T_GEO_WALL 32  /* a wall of the map's terrain (`_Geometry.neighbours` cut no corner of it) */
 #define T_KEY_DOOR 64  /* a door of the terrain, not broken (`tactics._View.key_squares`) */
 #define T_KEY_COVER 128 /* low or heavy cover of the terrain, not broken (`tactics._View.key_squares`) */
-
-/* `Grid.distance` of offsets dx, dy >= 0 under metric 0 (alternating), 1 (chebyshev) or 2 (manhattan) */
-static inline long metric_distance(int metric, long dx, long dy) {
-    long hi = dx > dy ? dx : dy, lo = dx > dy ? dy : dx;
-    return metric == 0 ? hi + lo / 2 : metric == 1 ? hi : dx + dy;
-}
 
 /* the C longs of args[from..from+n) */
 static inline int long_args(PyObject *const *args, int from, int n, long *out) {
