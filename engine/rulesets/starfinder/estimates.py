@@ -155,14 +155,15 @@ def ability_on(rs: "StarfinderRuleset", enc: "Encounter", a: "Unit", ab: dict, t
 
 
 class _Profile:
-    """What the observation needs of one unit, worked out once per state of the unit (`profile`): its attacks
-    (weapon, bonus, reach, damage), its Armor Class against each kind of attack, its features."""
+    """A unit's combat numbers, worked out once per state of the unit (`profile`) and shared by every unit in that
+    state wherever it stands: its attacks (weapon, bonus, reach, damage) and its Armor Class against each kind of
+    attack."""
 
-    __slots__ = ("stats", "pos", "down", "m", "m_feet", "m_bonus", "m_energy", "m_mean", "m_types", "r", "r_w",
-                 "r_bonus", "r_energy", "r_mean", "miss", "ac", "features")
+    __slots__ = ("stats", "down", "m", "m_feet", "m_bonus", "m_energy", "m_mean", "m_types", "r", "r_w",
+                 "r_bonus", "r_energy", "r_mean", "miss", "ac")
 
     def __init__(self, rs: "StarfinderRuleset", enc: "Encounter", u: "Unit"):
-        self.stats, self.pos, self.down = u.stats, u.pos, u.down
+        self.stats, self.down = u.stats, u.down
         s = u.state
         conds = s["conds"]
         att = K.effect(s, "attack") if conds else 0
@@ -191,23 +192,43 @@ class _Profile:
         ranged_ac = K.effect(s, "ranged_ac") if conds else 0
         self.ac = {(True, True): st["eac"] + base + melee_ac, (True, False): st["eac"] + base + ranged_ac,
                    (False, True): st["kac"] + base + melee_ac, (False, False): st["kac"] + base + ranged_ac}
-        self.features = unit_features(rs, enc, u)
 
 
 _PROFILES: dict[tuple, _Profile] = {}
+_FEATURES: dict[tuple, list[float]] = {}
+
+
+def _key(u: "Unit") -> tuple:
+    """Everything a unit's `_Profile` reads: the stat block (kept alive by the profile), whether it is down, its
+    conditions, the weapons in hand and lost, which of them can fire, their damage, its stance."""
+    s = u.state
+    ws = u.stats["weapons"]
+    ammo = s["ammo"]
+    return (id(u.stats), u.down, tuple(s["conds"]), tuple(s["wield"]), tuple(s["lost"]),
+            tuple([x == -1 or x >= ws[n]["usage"] for n, x in enumerate(ammo)]), tuple(s["weapon_damage"]),
+            s["defense"], s["charged"])
 
 
 def profile(rs: "StarfinderRuleset", enc: "Encounter", u: "Unit") -> _Profile:
-    """The unit's `_Profile`, shared by every unit in the same state (the key holds everything it depends on: the
-    stat block, which the profile keeps alive, the square and the play state the numbers read)."""
-    s = u.state
-    key = (id(u.stats), u.pos, u.down, u.hp, s["sp"], tuple(s["conds"]), tuple(s["wield"]), tuple(s["ammo"]),
-           tuple(s["weapon_damage"]), s["defense"], s["charged"], s["reaction"], s["acted"], s["total_defense"])
+    """The unit's `_Profile`, shared by every unit in the same state (`_key`)."""
+    key = _key(u)
     got = _PROFILES.get(key)
     if got is None or got.stats is not u.stats:
         if len(_PROFILES) > 20_000:
             _PROFILES.clear()
         got = _PROFILES[key] = _Profile(rs, enc, u)
+    return got
+
+
+def features(rs: "StarfinderRuleset", enc: "Encounter", u: "Unit") -> list[float]:
+    """`unit_features`, shared by every unit in the same state."""
+    s = u.state
+    key = (_key(u), s["sp"], s["reaction"], s["acted"], s["total_defense"])
+    got = _FEATURES.get(key)
+    if got is None:
+        if len(_FEATURES) > 20_000:
+            _FEATURES.clear()
+        got = _FEATURES[key] = unit_features(rs, enc, u)
     return got
 
 
@@ -222,13 +243,11 @@ def _damage(mean: float, t: _Profile, types: str) -> float:
     return max(1.0, mean)
 
 
-def strikes(enc: "Encounter", a: _Profile, t: _Profile, apos=None, tpos=None) -> tuple[float, float, float, float]:
-    """a's best melee and ranged single attacks on t, a standing at apos and t at tpos (default: where they stand):
-    (melee hit chance, melee expected damage, ranged hit chance, ranged expected damage), 0 where none reaches."""
+def strikes(enc: "Encounter", a: _Profile, t: _Profile, apos, tpos) -> tuple[float, float, float, float]:
+    """a's best melee and ranged single attacks on t, a standing at apos and t at tpos: (melee hit chance, melee
+    expected damage, ranged hit chance, ranged expected damage), 0 where none reaches."""
     if a.down or t.down:
         return 0.0, 0.0, 0.0, 0.0
-    apos = a.pos if apos is None else apos
-    tpos = t.pos if tpos is None else tpos
     g = enc.grid
     mp = md = rp = rd = 0.0
     if a.m is not None and within_reach(g, apos, tpos, a.m_feet):
@@ -247,9 +266,9 @@ def strikes(enc: "Encounter", a: _Profile, t: _Profile, apos=None, tpos=None) ->
     return mp, md, rp, rd
 
 
-def _pair(enc: "Encounter", a: _Profile, t: _Profile) -> tuple[float, float]:
-    """The best single attack of a on t from where it stands: (hit chance, expected damage)."""
-    mp, md, rp, rd = strikes(enc, a, t)
+def _pair(enc: "Encounter", a: _Profile, apos, t: _Profile, tpos) -> tuple[float, float]:
+    """The best single attack of a (at apos) on t (at tpos): (hit chance, expected damage)."""
+    mp, md, rp, rd = strikes(enc, a, t, apos, tpos)
     return (rp, rd) if rd > md else (mp, md)
 
 
@@ -258,19 +277,22 @@ def threat_estimate(rs: "StarfinderRuleset", enc: "Encounter", a: "Unit", t: "Un
     A lean reading of the attack roll: the weapon's bonus and a's conditions against t's EAC or KAC with its
     conditions and stance, the range penalty and terrain cover; flanking, soft cover and one-use bonuses (covering
     or harrying fire, a feint) are left to `estimate`."""
-    return _pair(enc, profile(rs, enc, a), profile(rs, enc, t))
+    return _pair(enc, profile(rs, enc, a), a.pos, profile(rs, enc, t), t.pos)
 
 
 def observation_parts(rs: "StarfinderRuleset", enc: "Encounter", actor: "Unit", units: list["Unit"]) -> list:
     """Per unit its features and, for an active foe of the actor, the threat both ways (the observation's
     `observation_parts`), each unit worked out once."""
-    prof = {u.id: profile(rs, enc, u) for u in units}
-    me = prof.get(actor.id) or profile(rs, enc, actor)
+    me = profile(rs, enc, actor)
+    here = actor.pos
     side = actor.side
     out = []
     for u in units:
-        p = prof[u.id]
-        out.append((p.features, _pair(enc, me, p) + _pair(enc, p, me) if u.side != side and not u.down else None))
+        if u.side != side and not u.down:
+            p = profile(rs, enc, u)
+            out.append((features(rs, enc, u), _pair(enc, me, here, p, u.pos) + _pair(enc, p, u.pos, me, here)))
+        else:
+            out.append((features(rs, enc, u), None))
     return out
 
 

@@ -71,9 +71,23 @@ class StarfinderTactics(DefaultTactics):
     def __init__(self, ruleset):
         super().__init__(ruleset)
         self.kinds = {key: KINDS.get(key, "misc") for key in ruleset.catalogue}
+        self._strike_tables: dict = {}
 
     def view(self, enc: "Encounter", a: "Unit") -> "StarfinderView":
         return StarfinderView(self, enc, a)
+
+    def strike_table(self, g) -> dict:
+        """The cache of `StarfinderView.strike` for a map as its doors stand (the profiles in its keys are immutable
+        and kept alive by it)."""
+        key = (g._geometry, g._door_key())
+        got = self._strike_tables.get(key)
+        if got is None:
+            if len(self._strike_tables) > 64:
+                self._strike_tables.clear()
+            got = self._strike_tables[key] = {}
+        elif len(got) > 200_000:
+            got.clear()
+        return got
 
     def budget_key(self, enc: "Encounter", a: "Unit", d: Decision):
         """The budget, the action and whether the unit is staggered (an ability's cost is its own: not shared)."""
@@ -98,6 +112,24 @@ class StarfinderView(DefaultView):
         self._est: dict = {}
         self._reach: dict = {}
         self._walks: list | None = None
+        self._strikes = tac.strike_table(enc.grid)
+
+    def strike(self, a, apos, t, tpos) -> tuple[float, float, float, float]:
+        """`estimates.strikes` of profile a at apos on profile t at tpos, cached for every battle on this map."""
+        key = (a, t, apos, tpos)
+        got = self._strikes.get(key)
+        if got is None:
+            got = self._strikes[key] = E.strikes(self.enc, a, t, apos, tpos)
+        return got
+
+    def state_key(self):
+        """The actor, the map as its doors stand, and per unit its hit points, square (not the actor's), combat
+        numbers (`estimates.profile`) and whether it may take an attack of opportunity: all square values read."""
+        enc, rs, a = self.enc, self.rs, self.a
+        g = enc.grid
+        return (a.id, g._geometry, g._door_key(), tuple([
+            (u.id, u.hp, None if u is a else u.pos, E.profile(rs, enc, u), u.side != a.side and rs.can_aoo(enc, u))
+            for u in enc.units]))
 
     # ---- the numbers --------------------------------------------------------------------------------------------
     def _walk_fields(self) -> list:
@@ -140,10 +172,10 @@ class StarfinderView(DefaultView):
         if got is None:
             got = []
             if self._armed:
-                enc, me = self.enc, self.me
+                me, strike = self.me, self.strike
                 shot_cost = None
                 for e, p in self.foes:
-                    mp, md, rp, rd = E.strikes(enc, me, p, pos)
+                    mp, md, rp, rd = strike(me, pos, p, e.pos)
                     if rd > 0:
                         if shot_cost is None:
                             shot_cost = self.aoo_at(pos)
@@ -158,15 +190,15 @@ class StarfinderView(DefaultView):
     def threat(self, pos) -> float:
         got = self._threat.get(pos)
         if got is None:
-            enc, me = self.enc, self.me
-            g = enc.grid
+            me, strike = self.me, self.strike
+            g = self.enc.grid
             i = pos[1] * g.width + pos[0]
             walks = None
             got = 0.0
             for k, (e, p) in enumerate(self.foes):
                 if e.state["conds"] and K.has(e.state, "helpless"):
                     continue
-                mp, md, rp, rd = E.strikes(enc, p, me, None, pos)
+                mp, md, rp, rd = strike(p, e.pos, me, pos)
                 best = 0.0
                 if md > 0:   # in reach without moving: a full attack if it pays
                     best = max(md, 2 * md * max(0.0, mp - 0.2) / mp) if mp > 0 else md
@@ -180,8 +212,7 @@ class StarfinderView(DefaultView):
                     full = 2 * rd * max(0.0, rp - 0.2) / rp if rp > 0 else 0.0
                     best = max(best, rd, full)
                 elif p.r is not None and best == 0.0:
-                    mp2, md2, rp2, rd2 = E.strikes(enc, p, me, pos, pos)  # point-blank: its hit and damage
-                    best = NO_LINE_SHARE * rd2
+                    best = NO_LINE_SHARE * strike(p, pos, me, pos)[3]  # point-blank: its hit and damage
                 got += best
             self._threat[pos] = got
         return got
@@ -200,7 +231,7 @@ class StarfinderView(DefaultView):
             for (e, p), walk in zip(self.foes, self._walk_fields()):
                 steps = walk.get(i)
                 if steps is not None and steps <= limit:
-                    mp, md, _, _ = E.strikes(self.enc, me, p, e.pos, e.pos)
+                    mp, md, _, _ = self.strike(me, e.pos, p, e.pos)
                     if md <= 0:  # standing on it: as from the next square
                         ac = p.ac[(me.m_energy, True)]
                         mp = E.p_hit(me.m_bonus, ac) * me.miss
@@ -212,13 +243,13 @@ class StarfinderView(DefaultView):
     def danger(self, e: "Unit") -> float:
         got = self._danger.get(e.id)
         if got is None:
-            mp, md, rp, rd = E.strikes(self.enc, E.profile(self.rs, self.enc, e), self.me)
+            mp, md, rp, rd = self.strike(E.profile(self.rs, self.enc, e), e.pos, self.me, self.a.pos)
             got = max(md, rd)
             if got <= 0:  # not in reach now: what one blow or shot would do
                 p = E.profile(self.rs, self.enc, e)
                 got = self._melee_on_me(p) if p.m is not None else 0.0
                 if p.r is not None:
-                    got = max(got, E.strikes(self.enc, p, self.me, self.a.pos, self.a.pos)[3])
+                    got = max(got, self.strike(p, self.a.pos, self.me, self.a.pos)[3])
             self._danger[e.id] = got
         return got
 
@@ -268,7 +299,7 @@ class StarfinderView(DefaultView):
             return Estimate(p, p * self._maneuver_worth(action, t))
         if action == "feint":
             p = rs.estimate(enc, a, d).hit_chance
-            mp, md, rp, rd = E.strikes(enc, self.me, E.profile(rs, enc, t))
+            mp, md, rp, rd = self.strike(self.me, a.pos, E.profile(rs, enc, t), t.pos)
             return Estimate(p, p * 0.1 * max(md, rd, 1.0))
         if action == "harrying_fire":
             p = rs.estimate(enc, a, d).hit_chance
