@@ -471,8 +471,11 @@ class SessionCore:
     _conditions = conditions
 
     def numbers(self, u) -> list[str]:
-        """The numbers of a unit's play state `set NAME KEY N` corrects."""
-        return sorted(k for k, v in u.state.items() if isinstance(v, int) and not isinstance(v, bool))
+        """The numbers of a unit's play state `set NAME KEY N` corrects: those the ruleset's words declare as its
+        corrections first (in their order), then the unit's other whole-number state keys (sorted)."""
+        found = {k for k, v in u.state.items() if isinstance(v, int) and not isinstance(v, bool)}
+        declared = [k for k in self.ruleset.words().corrections if k in found]
+        return declared + sorted(found - set(declared))
 
     def _set_condition(self, args, on: bool) -> None:
         what = "add" if on else "remove"
@@ -506,7 +509,7 @@ class SessionCore:
         u = self._unit(name, "set")
         numbers = self.numbers(u)
         if key not in numbers:
-            raise InputError(f"'{key}' is not a number on {u.name}", "set", "one of: " + ", ".join(numbers))
+            raise InputError(f"'{key}' is not a number on {u.name}", "set", self._numbers_fix(u, numbers))
         try:
             val = int(n)
         except ValueError:
@@ -517,6 +520,15 @@ class SessionCore:
         self._push(f"set {u.name} {key} {val}")
         u.state[key] = val
         self._corrected(f"{u.name}'s {key} set to {val}")
+
+    def _numbers_fix(self, u, numbers: list[str]) -> str:
+        """What `set` takes for a unit: the ruleset's declared corrections it has, then its other numbers."""
+        declared = [k for k in self.ruleset.words().corrections if k in numbers]
+        others = [k for k in numbers if k not in declared]
+        if not declared:
+            return "one of: " + ", ".join(numbers) if numbers else f"{u.name}'s state has no numbers to set"
+        return (f"one of {self.ruleset.name}'s corrections: {', '.join(declared)} (help says what they are)"
+                + (f"; or another number of {u.name}'s state: {', '.join(others)}" if others else ""))
 
     _COMMANDS = {"undo": cmd_undo, "save": cmd_save, "load": cmd_load, "hp": cmd_hp, "place": cmd_place,
                  "add": cmd_add, "remove": cmd_remove, "set": cmd_set}

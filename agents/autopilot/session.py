@@ -47,9 +47,12 @@ GM corrections (any time):
 
 def help_text(ruleset) -> str:
     """HELP in the ruleset's words: its decision lines and the numbers `set NAME KEY N` corrects."""
-    fixes = "".join("\n                      " + line for line in correction_help(ruleset))
+    indent = "\n                      "
+    fixes = "".join(indent + line for line in correction_help(ruleset))
+    listed = "(a KEY it does not have lists them)"
     return HELP.format(decisions="\n".join("  " + line for line in decision_help(ruleset)),
-                       corrections=", such as" + fixes if fixes else "")
+                       corrections=f": {ruleset.name}'s corrections{fixes}{indent}or any other number of "
+                                   f"the unit's state {listed}" if fixes else f" {listed}")
 
 
 STOP_WORDS = ("undo", "quit", "exit")  # what a dice prompt takes besides faces

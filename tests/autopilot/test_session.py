@@ -9,7 +9,7 @@ from engine.core.policy import RandomPolicy
 from engine.rulesets import get_ruleset
 
 from agents.autopilot import Session, resolve_policy
-from agents.autopilot.session import read_session
+from agents.autopilot.session import help_text, read_session
 from agents.autopilot.words import command_for
 
 from .conftest import DIE, Table
@@ -296,3 +296,26 @@ def test_alternatives_show_their_hit_chance_and_expected_damage(yard):
     assert "p=0." in line
     end = next(x for x in text.splitlines() if x.strip().startswith("end"))
     assert "hit" not in end and "p=0.10" in end
+
+
+def test_set_names_the_rulesets_declared_corrections_first_and_still_takes_other_numbers(yard):
+    table = Table([], lambda t, p: "quit")
+    s = Session(yard, RS, RandomPolicy(1), None, seed=1, ask=table.ask, say=table.say)
+    s.battle.start({0: 20, 1: 19, 2: 3, 3: 2})
+    declared = list(RS.words().corrections)
+    assert declared[:1] == ["ct"] and len(declared) > 1
+    kira = s.enc.units[0]
+    assert s.numbers(kira)[:len(declared)] == declared  # the page's number fields in that order too
+    s.command("set Kira ctt 2")
+    error = table.out[-1]
+    named, others = error.split("; or another number of Kira's state: ")
+    assert f"one of {RS.name}'s corrections: {', '.join(declared)} (help says what they are)" in named
+    assert "recover" in others.split(", ") and "ct" not in others.split(", ")
+    assert kira.state["ct"] == 0
+    s.command("set Kira recover 1")  # a number the words do not declare is still corrected
+    assert kira.state["recover"] == 1
+    help_lines = help_text(RS).splitlines()
+    at = next(n for n, line in enumerate(help_lines) if line.strip().startswith("set NAME KEY N"))
+    assert f"{RS.name}'s corrections" in help_lines[at]
+    assert [line.split(":")[0].strip() for line in help_lines[at + 1:at + 1 + len(declared)]] == declared
+    assert "or any other number of the unit's state" in help_lines[at + 1 + len(declared)]
