@@ -1491,10 +1491,8 @@ class SagaRuleset(Ruleset):
     @staticmethod
     def _walk_floor(g, p: tuple[int, int], q: tuple[int, int]) -> int:
         """The least a walk from p to q can cost: the grid distance, but a diagonal step costs 1 under the
-        manhattan metric (Grid.path_cost), so there the larger of the two offsets."""
-        if g.metric == "manhattan":
-            return max(abs(p[0] - q[0]), abs(p[1] - q[1]))
-        return g.distance(p, q)
+        manhattan metric (Grid.path_cost), so there the larger of the two offsets: Grid.walk_floor."""
+        return g.walk_floor(p, q)
 
     @staticmethod
     def _charge_in_range(g, p: tuple[int, int], q: tuple[int, int], speed: int, reach: int) -> bool:
@@ -1503,10 +1501,7 @@ class SagaRuleset(Ruleset):
         to its end (the larger offset under the manhattan metric, whose diagonal steps cost 1), and the end is
         within reach of q. The alternating distance is not additive (5,3 -> 6 and 1,1 -> 1 but 6,4 -> 8): a
         sum of two offsets is at most 1 over the sum of their distances, hence the + 1."""
-        dx, dy = abs(p[0] - q[0]), abs(p[1] - q[1])
-        if g.metric == "alternating":
-            return max(dx, dy) + min(dx, dy) // 2 <= speed + reach + 1
-        return max(dx, dy) <= speed + reach  # chebyshev; a manhattan reach covers no more
+        return g.walk_floor(p, q) <= speed + reach + (g.metric == "alternating")  # a manhattan reach covers no more
 
     @staticmethod
     def _line_squares(g, start: tuple[int, int], end: tuple[int, int]) -> tuple[tuple[int, int], ...]:

@@ -11,17 +11,12 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from engine.core.grid import DIRECTIONS
+from engine.core.grid import DIRECTIONS, metric_distance
 
 if TYPE_CHECKING:
     from engine.core.grid import Grid
 
 Point = tuple[int, int]
-
-
-def _alternating(dx: int, dy: int) -> int:
-    dx, dy = abs(dx), abs(dy)
-    return max(dx, dy) + min(dx, dy) // 2
 
 
 def _gap(p: int, lo: int) -> int:
@@ -31,7 +26,7 @@ def _gap(p: int, lo: int) -> int:
 
 def point_distance(square: tuple[int, int], point: Point) -> int:
     """Squares (of 5 ft) from a square's nearest corner to an intersection: 0 for one of its own corners."""
-    return _alternating(_gap(point[0], square[0]), _gap(point[1], square[1]))
+    return metric_distance("alternating", _gap(point[0], square[0]), _gap(point[1], square[1]))
 
 
 def corners(point: Point) -> tuple[tuple[int, int], ...]:
@@ -120,7 +115,8 @@ def blast(g: "Grid", point: Point, radius_ft: int) -> frozenset[tuple[int, int]]
         out = set()
         for y in range(max(0, py - r), min(g.height, py + r)):
             for x in range(max(0, px - r), min(g.width, px + r)):
-                far = _alternating(max(abs(x - px), abs(x + 1 - px)), max(abs(y - py), abs(y + 1 - py)))
+                far = metric_distance("alternating", max(abs(x - px), abs(x + 1 - px)),
+                                      max(abs(y - py), abs(y + 1 - py)))
                 if far <= r and g.passable(y * g.width + x) and clear(g, point, (x + 0.5, y + 0.5)):
                     out.add((x, y))
         got = memo[key] = frozenset(out)

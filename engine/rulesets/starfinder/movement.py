@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from engine.core.decision import Decision
 from engine.core.events import Event, new_event
+from engine.core.grid import metric_distance
 from engine.core.reaction import DECLINE, Trigger, ask_reaction
 
 from . import conditions as K
@@ -58,7 +59,7 @@ def within_reach(g, a: tuple[int, int], t: tuple[int, int], feet: int) -> bool:
     if feet == 10:
         ok = dx <= 2 and dy <= 2
     else:
-        ok = (max(dx, dy) + min(dx, dy) // 2) * 5 <= feet
+        ok = metric_distance("alternating", dx, dy) * 5 <= feet
     return ok and g.line_of_effect(a, t)
 
 
