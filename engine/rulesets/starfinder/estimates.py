@@ -243,26 +243,78 @@ def _damage(mean: float, t: _Profile, types: str) -> float:
     return max(1.0, mean)
 
 
+class _Pair:
+    """What one attacker's profile can do to one target's profile, wherever they stand (`strikes`): its melee blow
+    (reach, hit chance, expected damage), its weapon's range penalty by distance, and its shots by penalty and cover
+    (worked out as they are asked for)."""
+
+    __slots__ = ("a", "t", "m_feet", "mp", "md", "r_pens", "r_by")
+
+    def __init__(self, a: _Profile, t: _Profile):
+        self.a, self.t = a, t
+        self.m_feet = 0
+        self.mp = self.md = 0.0
+        if a.m is not None and a.m_feet > 0:
+            ac = t.ac[(a.m_energy, True)]
+            self.m_feet = a.m_feet
+            self.mp = p_hit(a.m_bonus, ac) * a.miss
+            self.md = (self.mp + p_crit(a.m_bonus, ac) * a.miss) * _damage(a.m_mean, t, a.m_types)
+        self.r_pens = None
+        self.r_by: dict = {}
+        if a.r is not None:
+            w = a.r_w
+            top = w["range"] * max(1, w["increments"]) // C.FEET + 2
+            self.r_pens = tuple(C.range_penalty(w, d * C.FEET) for d in range(top))
+
+    def shot(self, pen: int, cover: str) -> tuple[float, float]:
+        """(hit chance, expected damage) of a shot at this range penalty and cover."""
+        got = self.r_by.get((pen, cover))
+        if got is None:
+            a, t = self.a, self.t
+            ab = a.r_bonus + pen
+            ac = t.ac[(a.r_energy, False)] + C.COVER_AC[cover]
+            rp = p_hit(ab, ac) * a.miss
+            got = self.r_by[(pen, cover)] = (rp, (rp + p_crit(ab, ac) * a.miss) * _damage(a.r_mean, t, a.r_w["type"]))
+        return got
+
+
+_PAIRS: dict[tuple, _Pair] = {}
+_NOTHING = (0.0, 0.0, 0.0, 0.0)
+
+
+def pair(a: _Profile, t: _Profile) -> _Pair:
+    """The `_Pair` of two profiles, made once."""
+    pp = _PAIRS.get((a, t))
+    if pp is None:
+        if len(_PAIRS) > 50_000:
+            _PAIRS.clear()
+        pp = _PAIRS[(a, t)] = _Pair(a, t)
+    return pp
+
+
 def strikes(enc: "Encounter", a: _Profile, t: _Profile, apos, tpos) -> tuple[float, float, float, float]:
     """a's best melee and ranged single attacks on t, a standing at apos and t at tpos: (melee hit chance, melee
     expected damage, ranged hit chance, ranged expected damage), 0 where none reaches."""
     if a.down or t.down:
-        return 0.0, 0.0, 0.0, 0.0
+        return _NOTHING
+    pp = _PAIRS.get((a, t))
+    if pp is None:
+        if len(_PAIRS) > 50_000:
+            _PAIRS.clear()
+        pp = _PAIRS[(a, t)] = _Pair(a, t)
     g = enc.grid
     mp = md = rp = rd = 0.0
-    if a.m is not None and within_reach(g, apos, tpos, a.m_feet):
-        ac = t.ac[(a.m_energy, True)]
-        mp = p_hit(a.m_bonus, ac) * a.miss
-        md = (mp + p_crit(a.m_bonus, ac) * a.miss) * _damage(a.m_mean, t, a.m_types)
-    if a.r is not None:
-        w = g.width
-        los, loe, cover = g.sight(apos[1] * w + apos[0], tpos[1] * w + tpos[0])
-        pen = C.range_penalty(a.r_w, g.distance(apos, tpos) * C.FEET) if los and loe else None
+    if pp.m_feet and within_reach(g, apos, tpos, pp.m_feet):
+        mp, md = pp.mp, pp.md
+    pens = pp.r_pens
+    if pens is not None:
+        d = g.distance(apos, tpos)
+        pen = pens[d] if d < len(pens) else None
         if pen is not None:
-            ab = a.r_bonus + pen
-            ac = t.ac[(a.r_energy, False)] + C.COVER_AC[cover]
-            rp = p_hit(ab, ac) * a.miss
-            rd = (rp + p_crit(ab, ac) * a.miss) * _damage(a.r_mean, t, a.r_w["type"])
+            w = g.width
+            los, loe, cover = g.sight(apos[1] * w + apos[0], tpos[1] * w + tpos[0])
+            if los and loe:
+                rp, rd = pp.shot(pen, cover)
     return mp, md, rp, rd
 
 

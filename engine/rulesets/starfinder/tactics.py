@@ -72,9 +72,27 @@ class StarfinderTactics(DefaultTactics):
         super().__init__(ruleset)
         self.kinds = {key: KINDS.get(key, "misc") for key in ruleset.catalogue}
         self._strike_tables: dict = {}
+        self._sides: dict = {}
 
     def view(self, enc: "Encounter", a: "Unit") -> "StarfinderView":
         return StarfinderView(self, enc, a)
+
+    def cover_sides(self, g) -> set:
+        """The squares beside (not diagonal to) low or heavy cover or a door, by map and door state."""
+        key = (g._geometry, g._door_key())
+        got = self._sides.get(key)
+        if got is None:
+            if len(self._sides) > 256:
+                self._sides.clear()
+            got = set()
+            w, h = g.width, g.height
+            for i in range(w * h):
+                if g.kind(i) in ("low_cover", "heavy_cover", "door"):
+                    x, y = g.xy(i)
+                    got.update((x + dx, y + dy) for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
+                               if 0 <= x + dx < w and 0 <= y + dy < h)
+            self._sides[key] = got
+        return got
 
     def strike_table(self, g) -> dict:
         """The cache of `StarfinderView.strike` for a map as its doors stand (the profiles in its keys are immutable
@@ -112,6 +130,8 @@ class StarfinderView(DefaultView):
         self._est: dict = {}
         self._reach: dict = {}
         self._walks: list | None = None
+        self._threat_parts: list | None = None
+        self._aoo_at: dict = {}
         self._strikes = tac.strike_table(enc.grid)
 
     def strike(self, a, apos, t, tpos) -> tuple[float, float, float, float]:
@@ -130,6 +150,21 @@ class StarfinderView(DefaultView):
         return (a.id, g._geometry, g._door_key(), tuple([
             (u.id, u.hp, None if u is a else u.pos, E.profile(rs, enc, u), u.side != a.side and rs.can_aoo(enc, u))
             for u in enc.units]))
+
+    def key_squares(self) -> set | None:
+        """Next to the actor; next to an enemy (within 2 for a reach weapon); on a side of cover or a door; all of
+        them while an action's choice is pending (its squares are few)."""
+        enc = self.enc
+        if enc.flags.get("pending") is not None:
+            return None
+        g = enc.grid
+        tac = self.tac
+        out = set(tac.cover_sides(g))
+        out.update(g.within(self.a.pos, 1))
+        r = 2 if self.me.m is not None and self.me.m_feet >= 10 else 1
+        for e in self.enemies:
+            out.update(g.within(e.pos, r))
+        return out
 
     # ---- the numbers --------------------------------------------------------------------------------------------
     def _walk_fields(self) -> list:
@@ -160,11 +195,15 @@ class StarfinderView(DefaultView):
 
     def aoo_at(self, pos) -> float:
         """Expected damage of the attacks of opportunity provoked at (or by leaving) pos."""
-        watchers = self.threat_map().get(pos[1] * self.enc.grid.width + pos[0])
-        if not watchers:
-            return 0.0
-        aoo = self._aoo_damage()
-        return sum(aoo.get(i, 0.0) for i in watchers)
+        got = self._aoo_at.get(pos)
+        if got is None:
+            watchers = self.threat_map().get(pos[1] * self.enc.grid.width + pos[0])
+            got = 0.0
+            if watchers:
+                aoo = self._aoo_damage()
+                got = sum(aoo.get(i, 0.0) for i in watchers)
+            self._aoo_at[pos] = got
+        return got
 
     # ---- squares ------------------------------------------------------------------------------------------------
     def offense(self, pos, aimed: bool = False) -> list[tuple["Unit", Estimate, float]]:
@@ -187,32 +226,47 @@ class StarfinderView(DefaultView):
             self._offense[pos] = got
         return got
 
-    def threat(self, pos) -> float:
-        got = self._threat.get(pos)
-        if got is None:
-            me, strike = self.me, self.strike
-            g = self.enc.grid
-            i = pos[1] * g.width + pos[0]
-            walks = None
-            got = 0.0
+    def _threats(self) -> list:
+        """Per enemy that can act: (unit, profile, square, its melee reach or 0, the walk it can make before a blow,
+        its blow or full attack from where it stands, one blow, its shot from an unseen square)."""
+        if self._threat_parts is None:
+            me = self.me
+            out = []
             for k, (e, p) in enumerate(self.foes):
                 if e.state["conds"] and K.has(e.state, "helpless"):
                     continue
-                mp, md, rp, rd = strike(p, e.pos, me, pos)
-                best = 0.0
-                if md > 0:   # in reach without moving: a full attack if it pays
-                    best = max(md, 2 * md * max(0.0, mp - 0.2) / mp) if mp > 0 else md
-                elif p.m is not None:
+                pp = E.pair(p, me)
+                full = max(pp.md, 2 * pp.md * max(0.0, pp.mp - 0.2) / pp.mp) if pp.mp > 0 else pp.md
+                hidden = NO_LINE_SHARE * pp.shot(0, "none")[1] if pp.r_pens is not None else 0.0
+                walk = speed_squares(e) + max(1, p.m_feet // 5) if pp.m_feet else -1
+                out.append((k, e, p, e.pos, pp.m_feet, walk, full, pp.md, hidden))
+            self._threat_parts = out
+        return self._threat_parts
+
+    def threat(self, pos) -> float:
+        got = self._threat.get(pos)
+        if got is None:
+            me, strike, enc = self.me, E.strikes, self.enc
+            g = enc.grid
+            i = pos[1] * g.width + pos[0]
+            walks = None
+            got = 0.0
+            for k, e, p, epos, feet, walk, full, blow, hidden in self._threats():
+                mp, md, rp, rd = strike(enc, p, me, epos, pos)
+                best = full if md > 0 else 0.0   # in reach without moving: a full attack if it pays
+                if md <= 0 and feet:
                     if walks is None:
                         walks = self._walk_fields()
                     steps = walks[k].get(i)
-                    if steps is not None and steps <= speed_squares(e) + max(1, p.m_feet // 5):
-                        best = self._melee_on_me(p)
+                    if steps is not None and steps <= walk:
+                        best = blow
                 if rd > 0:
-                    full = 2 * rd * max(0.0, rp - 0.2) / rp if rp > 0 else 0.0
-                    best = max(best, rd, full)
-                elif p.r is not None and best == 0.0:
-                    best = NO_LINE_SHARE * strike(p, pos, me, pos)[3]  # point-blank: its hit and damage
+                    if rp > 0.2:
+                        rd = max(rd, 2 * rd * (rp - 0.2) / rp)
+                    if rd > best:
+                        best = rd
+                elif best == 0.0:
+                    best = hidden
                 got += best
             self._threat[pos] = got
         return got
