@@ -148,10 +148,14 @@ def test_the_generators_variety_is_validated(generator, path, hint):
     assert hint in msg, msg
 
 
+VARIETY = ("layouts", "min_width", "min_height", "wounded", "uneven")
+
+
 @pytest.mark.parametrize("path", TRAINING_CONFIGS, ids=str)
 def test_the_generators_defaults_draw_what_the_configs_drew(path):
-    """The env's and the evaluation's random encounters of every training config are those of the generator
-    settings before the variety existed (width, height, sizes, pools, mirrored), seed for seed."""
+    """The env's and the evaluation's random encounters of every training config that sets none of the variety are
+    those of the generator settings before the variety existed (width, height, sizes, pools, mirrored), seed for
+    seed; a config that sets some gets it in both."""
     import random
 
     from agents.callbacks import eval_source
@@ -167,12 +171,19 @@ def test_the_generators_defaults_draw_what_the_configs_drew(path):
     now = env_kwargs(cfg)["generator"]
     assert set(now) > set(before)
     source = eval_source(cfg)
+    varied = set(VARIETY) & set((raw.get("env") or {}).get("generator") or {})
+    differ = 0
     for seed in range(12):
-        want = random_encounter(rs, random.Random(seed), **before)
-        assert random_encounter(rs, random.Random(seed), **now).to_dict() == want.to_dict()
+        want = random_encounter(rs, random.Random(seed), **(before if not varied else now))
+        got = random_encounter(rs, random.Random(seed), **now)
+        assert got.to_dict() == want.to_dict()
         if not cfg.env.encounters:
             want.round_limit = cfg.env.round_limit
             assert source(seed).to_dict() == want.to_dict()
+        differ += got.to_dict() != random_encounter(rs, random.Random(seed), **before).to_dict()
+    assert differ == 0 if not varied else differ > 0
+    for key in varied:
+        assert now[key] == (tuple(getattr(g, key)) if key == "layouts" else getattr(g, key))
 
 
 VARIED = {"ruleset": "saga", "name": "varied",
