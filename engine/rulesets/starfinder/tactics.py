@@ -209,22 +209,25 @@ class StarfinderView(DefaultView):
     def offense(self, pos, aimed: bool = False) -> list[tuple["Unit", Estimate, float]]:
         got = self._offense.get(pos)
         if got is None:
-            got = []
-            if self._armed:
-                me, strike = self.me, self.strike
-                shot_cost = None
-                for e, p in self.foes:
-                    mp, md, rp, rd = strike(me, pos, p, e.pos)
-                    if rd > 0:
-                        if shot_cost is None:
-                            shot_cost = self.aoo_at(pos)
-                        if rd - shot_cost > md:
-                            got.append((e, Estimate(rp, rd, kill_guess(rp, rd, e.hp)), shot_cost))
-                            continue
-                    if md > 0:
-                        got.append((e, Estimate(mp, md, kill_guess(mp, md, e.hp)), 0.0))
-            self._offense[pos] = got
+            got = self._offense[pos] = self._attacks(self.me, pos) if self._armed else []
         return got
+
+    def _attacks(self, me, pos) -> list[tuple["Unit", Estimate, float]]:
+        """`offense` of the actor with the combat numbers `me` (its profile) at pos."""
+        out = []
+        strike = self.strike
+        shot_cost = None
+        for e, p in self.foes:
+            mp, md, rp, rd = strike(me, pos, p, e.pos)
+            if rd > 0:
+                if shot_cost is None:
+                    shot_cost = self.aoo_at(pos)
+                if rd - shot_cost > md:
+                    out.append((e, Estimate(rp, rd, kill_guess(rp, rd, e.hp)), shot_cost))
+                    continue
+            if md > 0:
+                out.append((e, Estimate(mp, md, kill_guess(mp, md, e.hp)), 0.0))
+        return out
 
     def _threats(self) -> list:
         """Per enemy that can act: (unit, profile, square, its melee reach or 0, the walk it can make before a blow,
@@ -391,18 +394,24 @@ class StarfinderView(DefaultView):
         est = E.blast_estimate(self.rs, self.enc, self.a, n, point)
         return Estimate(est.hit_chance, est.expected_damage - GRENADE_COST, est.kill_chance, est.notes)
 
-    def best_blast(self) -> float:
-        """The best blast value of the grenade or explode weapon the actor holds, from where it stands (0: none)."""
-        n = self.rs.explode_weapon(self.a)
+    def best_blast(self, n: int | None = None) -> float:
+        """The best blast value of grenade or explode weapon n (default: the one the actor holds) from where the
+        actor stands, at a corner of a foe's square (0: none)."""
         if n is None:
-            return 0.0
+            n = self.rs.explode_weapon(self.a)
+            if n is None:
+                return 0.0
         w = self.a.stats["weapons"][n]
         reach = w["range"] * w["increments"] // 5
-        pts = {pt for pt, _ in A.targetable(self.enc.grid, self.a.pos, reach)}
+        g, here = self.enc.grid, self.a.pos
         best = 0.0
+        seen = set()
         for e in self.enemies:
             for pt in A.corners((e.pos[0] + 1, e.pos[1] + 1)):
-                if pt in pts:
+                if pt in seen or pt[0] >= g.width or pt[1] >= g.height:
+                    continue
+                seen.add(pt)
+                if A.point_distance(here, pt) <= reach and A.reaches(g, here, pt):
                     best = max(best, self._blast(n, pt).expected_damage)
         return best
 
@@ -521,25 +530,28 @@ class StarfinderView(DefaultView):
         one), a standard action being left after it; a little for topping up a magazine."""
         rs, a = self.rs, self.a
         s = a.state
-        w = a.stats["weapons"][d.option]
+        ws = a.stats["weapons"]
+        w = ws[d.option]
+        if d.action == "reload" and s["ammo"][d.option] > 0 and s["ammo"][d.option] >= w["usage"]:
+            return 0.1 * (1 - s["ammo"][d.option] / max(1, w["capacity"])) - 0.05
         before = max(self._best_here(), self.best_blast())
-        saved = (list(s["wield"]), list(s["ammo"]), list(s["dropped"]))
+        if w["explode"] and d.action != "reload":
+            return self.best_blast(d.option) - before - 0.2
+        saved = (s["wield"], s["ammo"], s["dropped"])
         try:
             if d.action == "reload":
-                if s["ammo"][d.option] > 0 and s["ammo"][d.option] >= w["usage"]:
-                    return 0.1 * (1 - s["ammo"][d.option] / max(1, w["capacity"])) - 0.05
+                s["ammo"] = list(s["ammo"])
                 s["ammo"][d.option] = w["capacity"]
             else:
                 if d.action == "pick_up":
-                    s["dropped"].remove(d.option)
-                ws = a.stats["weapons"]
+                    s["dropped"] = [x for x in s["dropped"] if x != d.option]
                 keep = []
                 for n in s["wield"]:
                     if sum(ws[k]["hands"] for k in keep) + ws[n]["hands"] + w["hands"] <= 2:
                         keep.append(n)
                 s["wield"] = keep + [d.option]
-            after_view = StarfinderView(self.tac, self.enc, a)
-            after = max(after_view._best_here(), after_view.best_blast())
+            me = E.profile(rs, self.enc, a)
         finally:
             s["wield"], s["ammo"], s["dropped"] = saved
+        after = max((est.expected_damage - cost for _, est, cost in self._attacks(me, a.pos)), default=0.0)
         return after - before - 0.2
