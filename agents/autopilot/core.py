@@ -6,16 +6,18 @@ GM should be told goes out through `say(text)`; the narrated battle is `log` (Ma
 Everything that changes the state is undoable and refused whole, with the rule's reason or the field and the fix,
 when it cannot be done.
 
-Something the rules ask a person in the middle of resolving a decision (a die's face with `--dice manual`; later
-the reaction a unit takes to a trigger, `engine/core/reaction.py`) is a `Question`. A front end that cannot wait
-for the answer in the middle of a call (the browser's) resolves the decision with the answers it has so far
-(`ReplayDice`, `react` of the battle): the first missing one raises `Unanswered`, the core takes the decision back
-whole, and the front end plays it again once the question is answered. The terminal simply waits at its prompt.
+Something the rules ask a person in the middle of resolving a decision (a die's face with `--dice manual`; the
+reaction a unit of the GM's side takes to a trigger, `engine/core/reaction.py`) is a `Question`. A front end that
+cannot wait for the answer in the middle of a call (the browser's) resolves the decision with the answers it has
+so far (`ReplayDice` for the faces, `ReplayReactions` for the reactions): the first missing one raises
+`Unanswered`, the core takes the decision back whole, and the front end plays it again once the question is
+answered. The terminal simply waits at its prompt (`gm_reaction`). The reactions of a side a policy plays are its
+policy's (`Policy.choose_reaction`).
 """
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -26,8 +28,8 @@ from engine.core.economy import Economy
 from engine.core.errors import IllegalAction, InputError
 from engine.core.events import Event
 from engine.core.narration import narrate_events
-from engine.core.policy import Policy
-from engine.core.reaction import React
+from engine.core.policy import Policy, side_reactor
+from engine.core.reaction import DECLINE, React, Trigger
 from engine.core.ruleset import Ruleset
 from engine.core.state import Encounter
 from engine.rulesets import get_ruleset
@@ -36,6 +38,7 @@ from agents.render import map_text, markers
 
 from .chooser import Chooser, Proposal
 from .log import BattleLog
+from .planner import decision_json
 from .words import command_for, find_unit, parse_decision, tokens
 
 
@@ -70,9 +73,10 @@ class Question:
     """What the rules need from a person before a decision can be resolved.
 
     `kind` is 'die' (a face of a `sides`-sided die; `prompt` says whose and what for) or 'reaction' (the choice
-    of a unit's reaction among `options`, the legal reactions); `shown` is the narration of what the decision
-    has done so far (an attack's result before its damage is asked); `refused` a face given for it that could
-    not be (with why)."""
+    of a unit's reaction among `options`, the legal reactions, the usual one first and `DECLINE` last, `labels`
+    their words; `prompt` says who may react to what); `shown` is the narration of what the decision has done so
+    far (an attack's result before its damage is asked); `refused` an answer given for it that could not be
+    (with why)."""
 
     kind: str
     prompt: str
@@ -80,10 +84,22 @@ class Question:
     options: list[Decision] = field(default_factory=list)
     shown: list[str] = field(default_factory=list)
     refused: str = ""
+    labels: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "prompt": self.prompt, "sides": self.sides,
-                "options": [d.to_dict() for d in self.options], "shown": list(self.shown), "refused": self.refused}
+                "options": [decision_json(d) for d in self.options], "labels": list(self.labels),
+                "shown": list(self.shown), "refused": self.refused}
+
+    @property
+    def yes_no(self) -> bool:
+        """A reaction question of one reaction or none: answered yes (take it) or no."""
+        return self.kind == "reaction" and len(self.options) == 2 and self.options[-1] == DECLINE
+
+    def choices(self) -> str:
+        """The answers a reaction question takes, for an error: '0 (attack of opportunity on Trooper 1), 1 (no
+        reaction)'."""
+        return ", ".join(f"{n} ({label})" for n, label in enumerate(self.labels))
 
 
 class Unanswered(Exception):
@@ -128,12 +144,43 @@ class ReplayDice(Dice):
                                   refused=refused))
 
 
+class ReplayReactions:
+    """The GM's answers so far to the reaction questions of the decision being resolved (for each, the index of the
+    chosen one of its options), in the order the questions arise; the first question past them raises `Unanswered`.
+    An answer that is not one of its question's options is dropped with the answers after it, and asked again."""
+
+    def __init__(self):
+        self.answers: list[int] = []
+        self.used = 0
+
+    def replay(self, answers: list[int]) -> None:
+        """Resolve again from the first reaction: these are the answers known."""
+        self.answers, self.used = list(answers), 0
+
+    def choice(self, question: Question) -> int:
+        """The index of the option answered for `question` (the next answer), or Unanswered."""
+        refused = ""
+        if self.used < len(self.answers):
+            n = self.answers[self.used]
+            if 0 <= n < len(question.options):
+                self.used += 1
+                return n
+            refused = f"{n} is not one of the answers ({question.choices()})"
+            del self.answers[self.used:]
+        raise Unanswered(replace(question, refused=refused))
+
+
+def _article(words: str) -> str:
+    return "an" if words[:1].lower() in "aeiou" else "a"
+
+
 class SessionCore:
     """The state of an autopilot session and every change a GM can make to it.
 
     `pcs=None` means the GM plays the first side (the PCs) and approves NPC decisions; with a `pcs` policy both
     sides are proposed by policies. `dice` is the Dice the battle rolls with (`dice_mode` 'auto' or 'manual' is
-    recorded in saves); `react` (optional) is how the battle asks for reactions."""
+    recorded in saves). The battle asks the GM for the reactions of the side the GM plays (`gm_reaction`) and each
+    other side's policy for its units' (`react`, given, replaces both)."""
 
     def __init__(self, enc: Encounter, ruleset: Ruleset, npcs: Policy, pcs: Policy | None = None, *,
                  dice: Dice, dice_mode: str = "auto", difficulty: str = "deadly", seed: int | None = 0,
@@ -145,8 +192,11 @@ class SessionCore:
         self.interactive = pcs is None
         self.dice_mode = dice_mode
         self.dice = dice
-        self.react = react
-        self.battle = Battle(enc, ruleset, self.dice, react)
+        self.reactions = ReplayReactions()
+        self._policy_react = side_reactor({side: pcs if pcs is not None and side == ruleset.sides[0] else npcs
+                                           for side in ruleset.sides})
+        self.react = react or self._react
+        self.battle = Battle(enc, ruleset, self.dice, self.react)
         self.npc_chooser = Chooser(npcs, difficulty, seed)
         self.pc_chooser = Chooser(pcs, "deadly", None if seed is None else seed + 1) if pcs else None
         self.initiative = initiative
@@ -237,6 +287,31 @@ class SessionCore:
         for n in prop.notes:
             self.log.note(n)
         return self.apply(prop.decision)
+
+    # ---- reactions ---------------------------------------------------------------------------------------
+    def _react(self, enc: Encounter, unit, trigger: Trigger, options: list[Decision]) -> Decision:
+        """The battle's React: the GM answers for the units the GM plays, each other side's policy for its own."""
+        if self.gm_plays(unit):
+            return self.gm_reaction(unit, trigger, options)
+        return self._policy_react(enc, unit, trigger, options)
+
+    def reaction_question(self, unit, trigger: Trigger, options: list[Decision]) -> Question:
+        """The question put to the GM: 'Kira may take an attack of opportunity on Trooper 1 (moving out of a
+        threatened square)', or with several reactions 'Kira may react to Trooper 1 (...)', and their words."""
+        enc = self.enc
+        labels = [self.ruleset.describe_reaction(d, enc) for d in options]
+        why = trigger.why or trigger.kind.replace("_", " ")
+        if len(options) == 2 and options[-1] == DECLINE:
+            prompt = f"{unit.name} may take {_article(labels[0])} {labels[0]} ({why})"
+        else:
+            prompt = f"{unit.name} may react to {enc.units[trigger.provoker].name} ({why})"
+        shown = list(self.dice.shown) if isinstance(self.dice, ReplayDice) else []
+        return Question("reaction", prompt, options=list(options), labels=labels, shown=shown)
+
+    def gm_reaction(self, unit, trigger: Trigger, options: list[Decision]) -> Decision:
+        """The reaction the GM chooses for a unit of the GM's side: the next of the answers given so far
+        (`reactions`), or Unanswered. The terminal asks at a prompt instead."""
+        return options[self.reactions.choice(self.reaction_question(unit, trigger, options))]
 
     # ---- proposals -----------------------------------------------------------------------------------
     def proposal(self) -> Proposal:

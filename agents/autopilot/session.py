@@ -2,20 +2,24 @@
 
 Everything the session reads comes through `ask(prompt) -> str` and everything it prints through
 `say(text)` (and `show(encounter)` for the map), so a test can script a whole session. Any typo gets a
-hint, never a traceback; every decision and correction can be undone. The state and every change to it are
-`core.SessionCore`'s (the browser's session drives the same core); this module is the terminal around it.
+hint, never a traceback; every decision and correction can be undone. A reaction a unit of the GM's side may take
+(an attack of opportunity) is asked at a prompt in the middle of the decision that triggers it, as a die's face is
+with manual dice. The state and every change to it are `core.SessionCore`'s (the browser's session drives the same
+core); this module is the terminal around it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Callable
 
+from engine.core.decision import Decision
 from engine.core.dice import AskedDice, Dice, DiceStopped, SeededDice
 from engine.core.economy import Economy
 from engine.core.errors import IllegalAction, InputError
 from engine.core.events import Event, damage_by_unit
 from engine.core.narration import narrate_events
 from engine.core.policy import Policy
+from engine.core.reaction import DECLINE, Trigger
 from engine.core.ruleset import Ruleset
 from engine.core.state import Encounter
 
@@ -34,6 +38,8 @@ NPC turns:
   Enter             accept the proposed decision
   no                veto it (it is not proposed again this turn); the next best is proposed
   (a decision)      play your own choice for the NPC instead
+Reactions of the PCs (an attack of opportunity an NPC provokes), asked as it happens:
+  Enter / y / n     take it, or let it pass; with several reactions, the number of one
 GM corrections (any time):
   hp NAME N         set hit points (0 or less: down)
   place NAME X Y    put a unit on a square
@@ -55,7 +61,8 @@ def help_text(ruleset) -> str:
                                    f"the unit's state {listed}" if fixes else f" {listed}")
 
 
-STOP_WORDS = ("undo", "quit", "exit")  # what a dice prompt takes besides faces
+STOP_WORDS = ("undo", "quit", "exit")  # what a dice or reaction prompt takes besides its answers
+YES, NO = ("", "y", "yes", "take", "ok"), ("n", "no", "pass", "decline")
 
 
 @dataclass
@@ -110,6 +117,30 @@ class Session(SessionCore):
         its full narration follows once it is resolved."""
         for line in narrate_events(events, self.enc, self.ruleset):
             self.say("  " + line)
+
+    def gm_reaction(self, unit, trigger: Trigger, options: list[Decision]) -> Decision:
+        """Ask the GM whether a unit of the GM's side takes its reaction: 'take it? [Y/n]', or the number of one of
+        several. `undo` / `quit` / `exit` stop the decision being resolved, as at a dice prompt (DiceStopped)."""
+        q = self.reaction_question(unit, trigger, options)
+        if q.yes_no:
+            prompt, how = f"{q.prompt}: take it? [Y/n] ", "y or n (Enter: y)"
+        else:
+            self.say(f"{q.prompt}:")
+            for n, label in enumerate(q.labels, 1):
+                self.say(f"  {n}. {label}")
+            prompt, how = f"which? [1-{len(options)}, Enter: 1] ", f"a number from 1 to {len(options)} (Enter: 1)"
+        for _ in range(20):
+            text = self.ask(prompt).strip().lower()
+            if text in STOP_WORDS:
+                raise DiceStopped(text)
+            if text in YES:
+                return options[0]
+            if text in NO:
+                return DECLINE
+            if not q.yes_no and text.isascii() and text.isdigit() and 1 <= int(text) <= len(options):
+                return options[int(text) - 1]
+            self.say(f"'{text}' is not an answer: type {how}, or {' / '.join(STOP_WORDS)}.")
+        raise InputError(f"no answer to '{q.prompt}' after 20 tries")
 
     # ---- the loop ------------------------------------------------------------------------------------
     def run(self) -> Result:

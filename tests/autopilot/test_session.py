@@ -18,11 +18,14 @@ RS = get_ruleset("saga")
 
 
 def _gm_fallback(rng):
-    """PCs shoot or strike the first enemy they can, else end; NPC proposals are accepted; dice rolled."""
+    """PCs shoot or strike the first enemy they can, else end; NPC proposals are accepted, the PCs' reactions taken;
+    dice rolled."""
     def answer(table: Table, prompt: str) -> str:
         m = DIE.match(prompt)
         if m:
             return str(rng.randint(1, int(m.group(1))))
+        if prompt.endswith("take it? [Y/n] ") or prompt.startswith("which? "):
+            return "y"
         if prompt.startswith("Enter = accept"):
             return ""
         b = table.session.battle
