@@ -94,6 +94,11 @@ class Faces(Strict):
     faces: list[int] = Field(..., min_length=1, description="faces of the die asked for, then of the next dice")
 
 
+class Reaction(Strict):
+    choice: int = Field(..., description="the index of the chosen answer in the question's `options` (`labels` "
+                                         "says what each is): 0 takes the usual reaction, the last lets it pass")
+
+
 class Hp(Strict):
     unit: int | str = Field(..., description="unit id or name")
     hp: int
@@ -200,6 +205,10 @@ def create_app(registry: Registry, token: str | None = None) -> FastAPI:
         except IllegalAction as e:
             raise ApiError(409, f"not legal: {e.reason}", field or "decision", LEGAL_FIX.replace("{id}", sid))
         except Busy as e:
+            if e.question.kind == "reaction":
+                raise ApiError(409, f"the session waits for the GM's answer: {e.question.prompt}", "choice",
+                               f"POST /api/sessions/{sid}/reaction with {{\"choice\": N}}, N one of "
+                               f"{e.question.choices()}; or POST /api/sessions/{sid}/undo")
             raise ApiError(409, f"the session waits for {e.args[0]}", "faces",
                            f"POST /api/sessions/{sid}/dice with the faces, or POST /api/sessions/{sid}/undo")
         except InputError as e:
@@ -240,7 +249,8 @@ def create_app(registry: Registry, token: str | None = None) -> FastAPI:
             return Response(entry.view_json(), status_code=201, media_type="application/json")
 
     @app.get("/api/sessions/{sid}", summary="The session's state: map, units, order, the acting unit, its legal "
-                                            "decisions, the proposal, a pending die, the log")
+                                            "decisions, the proposal, a pending question (a die, a reaction), "
+                                            "the log")
     def state(sid: str):
         try:
             entry = registry.get(sid)
@@ -322,8 +332,13 @@ def create_app(registry: Registry, token: str | None = None) -> FastAPI:
     def dice(sid: str, body: Faces):
         return work(sid, lambda live: live.answer(body.faces), "faces")
 
+    @app.post("/api/sessions/{sid}/reaction", summary="The GM's answer to the reaction question the session waits "
+                                                      "for (a PC's attack of opportunity: take it or let it pass)")
+    def reaction(sid: str, body: Reaction):
+        return work(sid, lambda live: live.answer_reaction(body.choice), "choice")
+
     @app.post("/api/sessions/{sid}/undo", summary="Take back the last decision or correction (or the decision "
-                                                  "waiting for a die)")
+                                                  "waiting for a die or a reaction)")
     def undo(sid: str, body: Empty | None = None):
         return work(sid, lambda live: live.take_back(), "undo")
 
@@ -522,7 +537,7 @@ def _typed_decision(live: LiveSession, line: str) -> None:
     from agents.autopilot.words import parse_decision, tokens
     from agents.render import markers
     if live.pending is not None:
-        raise Busy(live.pending.question.prompt)
+        raise Busy(live.pending.question)
     words = tokens(line)
     if words and words[0].lower() in live._COMMANDS:
         raise InputError(f"'{words[0]}' is a command, not a decision", "command", "POST .../command for commands")

@@ -2,9 +2,11 @@
 the whole session written to a file after every change.
 
 A change is an operation (`op`): start, a decision, a typed command (a correction, undo, load, a decision in
-the GM's words). With `--dice manual` a decision that needs a die stops at it (`Unanswered`): the core takes it
-back whole and the operation waits as `pending` with the faces given so far, until `answer` brings the next ones
-and it is played again from the start. Operations are JSON, so a pending one survives a restart of the server.
+the GM's words). A decision that needs what only the GM can say stops at the question (`Unanswered`): a die with
+`--dice manual`, or whether a unit of the GM's side takes a reaction it triggers (an attack of opportunity). The
+core takes it back whole and the operation waits as `pending` with the answers given so far, until `answer` (faces)
+or `answer_reaction` (a choice) brings the next one and it is played again from the start. Operations are JSON,
+so a pending one survives a restart of the server.
 """
 from __future__ import annotations
 
@@ -35,7 +37,12 @@ KEPT_UNDO = 40  # undo steps written to the session's file (the rest live in mem
 
 
 class Busy(Exception):
-    """The session waits for an answer (a die's face): only the answer, undo or reading the state can be done."""
+    """The session waits for the answer to `question` (a die's face, a reaction): only the answer, undo or reading
+    the state can be done."""
+
+    def __init__(self, question: Question):
+        super().__init__(question.prompt)
+        self.question = question
 
 
 @dataclass
@@ -59,15 +66,18 @@ class Config:
 
 @dataclass
 class Pending:
-    """An operation waiting for the answer to `question`, with the faces given so far."""
+    """An operation waiting for the answer to `question`, with the faces (`answers`) and the reaction choices
+    (`reactions`, indices into their questions' options) given so far."""
 
     op: dict
     answers: list[int]
     question: Question
     what: str = ""
+    reactions: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return {"op": self.op, "answers": list(self.answers), "question": self.question.to_dict(), "what": self.what}
+        return {"op": self.op, "answers": list(self.answers), "reactions": list(self.reactions),
+                "question": self.question.to_dict(), "what": self.what}
 
 
 class LiveSession(SessionCore):
@@ -99,24 +109,43 @@ class LiveSession(SessionCore):
 
     # ---- operations ----------------------------------------------------------------------------------
     def run(self, op: dict) -> None:
-        """Do one operation (InputError / IllegalAction when it cannot be: nothing changed). With manual dice it
-        may stop at a die: then it is `pending` until `answer`."""
+        """Do one operation (InputError / IllegalAction when it cannot be: nothing changed). It may stop at a
+        question (a die with manual dice, a reaction of the GM's side): then it is `pending` until `answer` /
+        `answer_reaction`."""
         if self.pending is not None:
-            raise Busy(self.pending.question.prompt)
-        self._attempt(op, [], self._describe(op))
+            raise Busy(self.pending.question)
+        self._attempt(op, [], [], self._describe(op))
 
     def answer(self, faces: list[int]) -> None:
         """Faces for the die the pending operation waits at (and the dice after it, in order)."""
-        if self.pending is None:
-            raise InputError("no die is waiting to be rolled", "faces", "send faces only when the state has a question")
         p = self.pending
+        if p is None or p.question.kind != "die":
+            raise InputError("no die is waiting to be rolled", "faces",
+                             "send faces only when the state's question is a die" if p is None else
+                             f"the question is a reaction: {p.question.prompt}; answer it with POST "
+                             f"/api/sessions/{self.id}/reaction")
         sides = p.question.sides or 0
         if not 1 <= faces[0] <= sides:
             raise InputError(f"{faces[0]} is not a possible d{sides} roll", "faces[0]",
                              f"a whole number from 1 to {sides}")
+        self._resume(p, p.answers + list(faces), p.reactions)
+
+    def answer_reaction(self, choice: int) -> None:
+        """The GM's choice (an index of the question's options) for the reaction the pending operation waits at."""
+        p = self.pending
+        if p is None or p.question.kind != "reaction":
+            raise InputError("no reaction is waiting to be chosen", "choice",
+                             "send a choice only when the state's question is a reaction" if p is None else
+                             f"the question is a die: {p.question.prompt}; roll it with POST "
+                             f"/api/sessions/{self.id}/dice")
+        if not 0 <= choice < len(p.question.options):
+            raise InputError(f"{choice} is not one of the answers", "choice", f"one of {p.question.choices()}")
+        self._resume(p, p.answers, p.reactions + [choice])
+
+    def _resume(self, p: Pending, answers: list[int], reactions: list[int]) -> None:
         self.pending = None
         try:
-            self._attempt(p.op, p.answers + list(faces), p.what)
+            self._attempt(p.op, answers, reactions, p.what)
         except BaseException:
             self.pending = p
             raise
@@ -152,22 +181,23 @@ class LiveSession(SessionCore):
 
     def _ready(self) -> None:
         if self.pending is not None:
-            raise Busy(self.pending.question.prompt)
+            raise Busy(self.pending.question)
         if self.enc.actor is None or self.enc.over:
             raise IllegalAction(f"the battle is over ({self.enc.winner})" if self.enc.over else "nobody is acting")
 
-    def _attempt(self, op: dict, answers: list[int], what: str) -> None:
+    def _attempt(self, op: dict, answers: list[int], reactions: list[int], what: str) -> None:
         self.messages.clear()
         n_log, decisions = len(self.log), self.decisions
         if isinstance(self.dice, ReplayDice):
             self.dice.replay(answers)
+        self.reactions.replay(reactions)
         try:
             self._do(op)
         except Unanswered as e:
             self.log.truncate(n_log)
             self.decisions = decisions
             kept = self.dice.answers if isinstance(self.dice, ReplayDice) else answers
-            self.pending = Pending(op, list(kept), e.question, what)
+            self.pending = Pending(op, list(kept), e.question, what, list(self.reactions.answers))
         except BaseException:  # refused (the core took its part back): the log's notes of it go too
             self.log.truncate(n_log)
             self.decisions = decisions
@@ -299,9 +329,12 @@ class LiveSession(SessionCore):
         p = data.get("pending")
         if p:
             q = p["question"]
-            question = Question(q["kind"], q["prompt"], q.get("sides"), [], list(q.get("shown", [])),
-                                q.get("refused", ""))
-            live.pending = Pending(dict(p["op"]), [int(x) for x in p["answers"]], question, str(p.get("what", "")))
+            options = [decision_from_json(d, f"{where}: pending.question.options[{n}]")
+                       for n, d in enumerate(q.get("options") or [])]
+            question = Question(q["kind"], q["prompt"], q.get("sides"), options, list(q.get("shown", [])),
+                                q.get("refused", ""), [str(x) for x in q.get("labels") or []])
+            live.pending = Pending(dict(p["op"]), [int(x) for x in p["answers"]], question, str(p.get("what", "")),
+                                   [int(x) for x in p.get("reactions") or []])
         return live
 
 

@@ -129,7 +129,8 @@ def log_entries(lines: list[str]) -> list[dict]:
 
 
 def phase_of(live: LiveSession) -> str:
-    """What the session waits for: start, question (a die), gm (the GM decides), proposal (accept or veto), over."""
+    """What the session waits for: start, question (a die, a reaction), gm (the GM decides), proposal (accept or
+    veto), over."""
     enc = live.enc
     if live.pending is not None:
         return "question"
@@ -138,6 +139,9 @@ def phase_of(live: LiveSession) -> str:
     if enc.over or enc.actor is None:
         return "over"
     return "gm" if live.gm_plays(enc.actor) else "proposal"
+
+
+_WAITING = {"die": "a die", "reaction": "a reaction"}  # what a pending question waits for, in the undo's words
 
 
 def state_view(live: LiveSession, log: bool = True) -> dict:
@@ -170,8 +174,8 @@ def state_view(live: LiveSession, log: bool = True) -> dict:
         "legal": legal_view(live) if phase in ("gm", "proposal") else {"decisions": [], "listing": []},
         "proposal": proposal_view(live, live.proposal()) if phase == "proposal" else None,
         "question": live.pending.question.to_dict() if live.pending is not None else None,
-        "undo": (f"{live.pending.what} (waiting for a die)" if live.pending is not None
-                 else live.undo_stack[-1].what if live.undo_stack else None),
+        "undo": (f"{live.pending.what} (waiting for {_WAITING.get(live.pending.question.kind, 'an answer')})"
+                 if live.pending is not None else live.undo_stack[-1].what if live.undo_stack else None),
         "messages": list(live.messages), "decisions": live.decisions,
     }
     if log:

@@ -1,6 +1,7 @@
 """The page in a real headless Chromium, as a person would use it: a server started with `tactician serve`, PC
 decisions played by clicking the unit and then a highlighted square or target, an NPC proposal vetoed and the next
-accepted by their buttons, an update made elsewhere reaching the page without a reload, a screenshot taken.
+accepted by their buttons, an update made elsewhere reaching the page without a reload, a screenshot taken; a PC's
+attack of opportunity answered by its buttons.
 
 It needs Chromium (Debian's `chromium`) and fails, saying so, without it. So that the suite needs nothing beyond
 what `bootstrap.py` installs, it is not collected by default (its name is not test_*.py); run it by name:
@@ -16,8 +17,10 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
+from ..autopilot.reactions import DUELS
 from .chromium import Chromium, find_chromium
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,16 +64,31 @@ def _answering(proc: subprocess.Popen, port: int) -> None:
     raise AssertionError("tactician serve did not answer")
 
 
-def test_the_page_plays_a_battle_by_clicking(tmp_path):
+@contextmanager
+def _page(tmp_path):
+    """(the server's address, a headless Chromium): `tactician serve` started on the cantina, both stopped after."""
     binary = find_chromium()
     assert binary, "the browser test needs Chromium: apt-get install chromium (.ci/run installs it)"
     port = _free_port()
     server = _serve(port, tmp_path / "sessions")
-    base = f"http://127.0.0.1:{port}"
     browser = None
     try:
         browser = Chromium(binary)  # starts while the server does
         _answering(server, port)
+        yield f"http://127.0.0.1:{port}", browser
+    finally:
+        if browser is not None:
+            browser.close()
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def test_the_page_plays_a_battle_by_clicking(tmp_path):
+    with _page(tmp_path) as (base, browser):
         sid = _get(f"{base}/api/sessions")[0]["id"]
         browser.open(f"{base}/?session={sid}")
         browser.wait_for("typeof state !== 'undefined' && state !== null && document.querySelector('#map g.unit')",
@@ -79,7 +97,7 @@ def test_the_page_plays_a_battle_by_clicking(tmp_path):
                                  "g => g.querySelector('circle').getAttribute('cx') + ',' + "
                                  "g.querySelector('circle').getAttribute('cy')))")
         log_before = browser.evaluate("document.querySelectorAll('#log .item').length")
-        played = {"gm": 0, "proposal": 0}
+        played = {"gm": 0, "proposal": 0, "question": 0}
         vetoed = False
         for _ in range(40):
             if played["gm"] >= 2 and played["proposal"] >= 2 and vetoed:
@@ -87,7 +105,9 @@ def test_the_page_plays_a_battle_by_clicking(tmp_path):
             waiting, version, actor = browser.evaluate("[state.waiting_for, state.version, state.actor && state.actor.id]")
             if waiting == "over":
                 break
-            if waiting == "gm":
+            if waiting == "question":  # a PC's reaction: taken
+                browser.click("#reactions button[data-choice='0']")
+            elif waiting == "gm":
                 browser.click(f"#map g.unit[data-id='{actor}']")
                 browser.wait_for(f"selected === {actor}", what="the acting unit selected")
                 squares, targets = browser.evaluate("[document.querySelectorAll('#map rect.hl').length, "
@@ -133,12 +153,22 @@ def test_the_page_plays_a_battle_by_clicking(tmp_path):
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20000
         if os.environ.get(SHOT):
             Path(os.environ[SHOT]).write_bytes(png)
-    finally:
-        if browser is not None:
-            browser.close()
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+
+
+def test_a_pcs_reaction_is_answered_by_its_buttons(tmp_path):
+    with _page(tmp_path) as (base, browser):
+        text, npc, goal = DUELS["saga"]
+        s = _post(f"{base}/api/sessions", {"encounter_yaml": text, "npcs": "random",
+                                           "initiative": {"Kira": 20, npc: 1}})
+        sid = s["id"]
+        _post(f"{base}/api/sessions/{sid}/decision", {"command": "end"})
+        s = _post(f"{base}/api/sessions/{sid}/decision", {"command": f"move {goal[0]} {goal[1]}"})
+        assert s["question"]["kind"] == "reaction"
+        browser.open(f"{base}/?session={sid}")
+        browser.wait_for("document.querySelectorAll('#reactions button').length === 2", what="the reaction's buttons")
+        said = browser.evaluate("document.getElementById('act').innerText")
+        assert f"Kira may take an attack of opportunity on {npc}" in said and "Let it pass" in said, said
+        browser.click("#reactions button[data-choice='1']")
+        browser.wait_for(f"state.question === null && state.units[1].pos[0] === {goal[0]}", what="the walk played")
+        assert browser.evaluate("state.units[1].hp") == 18
+        assert f"Kira lets {npc} go" in browser.evaluate("document.getElementById('log').innerText")

@@ -182,14 +182,16 @@ def test_save_gives_a_session_the_terminal_reads_and_load_resumes_it(client, reg
 
 
 def _play(client, sid, s, steps):
-    """Play decisions through the API: proposals accepted, the GM's turns the first legal decision that is not
-    the end of the turn (then the end)."""
+    """Play decisions through the API: proposals accepted, the PCs' reactions taken, the GM's turns the first legal
+    decision that is not the end of the turn (then the end)."""
     seen = set()
     for n in range(steps):
         if s["waiting_for"] == "over":
             break
         if s["waiting_for"] == "proposal":
             s = post(client, sid, "accept")
+        elif s["waiting_for"] == "question":  # a PC's reaction: taken
+            s = post(client, sid, "reaction", {"choice": 0})
         else:
             ds = [d for d in s["legal"]["decisions"] if d["action"] != "end_turn"]
             key = (s["round"], s["actor"]["id"])

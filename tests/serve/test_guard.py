@@ -14,8 +14,8 @@ from agents.serve import Registry, create_app
 from ..autopilot.conftest import YARD
 from .conftest import create, post
 
-ENDPOINTS = ["decision", "accept", "veto", "suggest", "dice", "undo", "command", "hp", "place", "condition", "set",
-             "save"]
+ENDPOINTS = ["decision", "accept", "veto", "suggest", "dice", "reaction", "undo", "command", "hp", "place", "condition",
+             "set", "save"]
 JSON = st.recursive(st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.floats(allow_nan=False, allow_infinity=False)
                     | st.text(max_size=12),
                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
@@ -32,7 +32,8 @@ SHAPED = st.fixed_dictionaries({"decision": st.fixed_dictionaries({
         "key": st.sampled_from(["ct", "recover", "hp", "'", ""]), "value": st.integers(-5, 9)}) | \
     st.fixed_dictionaries({"line": st.sampled_from(["move 2 2", "hp Kira 0", "undo", "shoot Nobody", "add Kira x",
                                                     "", "\"", "set Kira ct 99", "place Dax 0 0", "end"])}) | \
-    st.fixed_dictionaries({"faces": st.lists(st.integers(-3, 30), max_size=4)})
+    st.fixed_dictionaries({"faces": st.lists(st.integers(-3, 30), max_size=4)}) | \
+    st.fixed_dictionaries({"choice": st.integers(-2, 3) | st.booleans() | st.text(max_size=3)})
 
 
 def _check(r):
@@ -56,7 +57,8 @@ def test_malformed_bodies_get_a_4xx_naming_the_field_and_the_session_plays_on(en
     if s["waiting_for"] in ("over", "start"):
         _fuzz_client.sid.pop(dice)  # a new battle for the next examples
     elif s["waiting_for"] == "question":
-        _check(client.post(f"/api/sessions/{sid}/dice", json={"faces": [1]}))
+        answer = ("reaction", {"choice": 0}) if s["question"]["kind"] == "reaction" else ("dice", {"faces": [1]})
+        _check(client.post(f"/api/sessions/{sid}/{answer[0]}", json=answer[1]))
     else:  # it plays on: something legal is still accepted
         legal = s["legal"]["decisions"][0]["decision"]
         _check(client.post(f"/api/sessions/{sid}/decision", json={"decision": legal}))

@@ -278,6 +278,24 @@ function drawAct() {
   box.replaceChildren();
   drawModes();
   const w = state.waiting_for;
+  if (w === "question" && state.question.kind === "reaction") {
+    // a unit of the GM's side may react (an attack of opportunity): one button an answer, the usual one first
+    const q = state.question;
+    box.append(el("h2", {}, "Reaction"));
+    for (const line of q.shown) box.append(el("div", {class: "dim"}, line));
+    if (q.refused) box.append(el("div", {style: "color:var(--bad)"}, q.refused));
+    const ask = q.prompt + (q.options.length === 2 ? ": take it?" : ":");
+    box.append(el("div", {class: "question", id: "reaction"}, ask));
+    const row = el("div", {class: "row", id: "reactions"});
+    q.labels.forEach((label, i) => {
+      const last = i === q.labels.length - 1;
+      const text = q.options.length === 2 ? (last ? "Let it pass" : "Take it") : label;
+      row.append(el("button", {class: i === 0 ? "primary" : last ? "warn" : "", "data-choice": i, title: label,
+                               onclick: () => act("reaction", {choice: i})}, text));
+    });
+    box.append(row, el("button", {onclick: () => act("undo")}, "Take it back"));
+    return;
+  }
   if (w === "question") {
     const q = state.question;
     box.append(el("h2", {}, "Roll"));
