@@ -21,8 +21,9 @@ def register(app: typer.Typer) -> None:
                   plain: bool = typer.Option(False, "--plain", help="plain-text map (no colours)"),
                   round_limit: int = typer.Option(0, "--round-limit", min=0,
                                                   help="override the encounter's round limit")):
-        """Run a battle. With --pcs gm (the default) you play the PCs in short words and approve, veto or
-        replace each NPC decision; with --pcs POLICY the whole battle plays itself and is printed."""
+        """Run a battle. With --pcs gm (the default) you play the PCs in short words, approve, veto or replace
+        each NPC decision, and say whether a PC takes a reaction an NPC provokes (an attack of opportunity); with
+        --pcs POLICY the whole battle plays itself and is printed."""
         from engine.core.errors import InputError
         from engine.core.encounter_file import load_encounter
         from engine.rulesets import get_ruleset
