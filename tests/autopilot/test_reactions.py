@@ -106,6 +106,8 @@ def test_undo_at_a_die_after_taking_it_takes_the_whole_decision_back():
     s, table, npc, goal = _duel("saga", ["y", "15", "undo"], dice="manual")
     before = json.dumps(s.enc.to_dict(), sort_keys=True)
     _walk(s, goal)
+    assert table.prompts[0] == ASKED.format(npc=npc) and table.prompts[1].startswith("d20 for Kira's attack")
+    assert table.prompts[2].startswith("d8 for Kira's damage") and len(table.prompts) == 3
     assert json.dumps(s.enc.to_dict(), sort_keys=True) == before and "Taken back" in table.text
 
 
@@ -149,6 +151,7 @@ def test_several_reactions_are_numbered_and_a_number_chooses_one():
 def test_the_other_numbers_strike_or_let_it_pass(answer, at, struck):
     s, table, npc, goal = _duel("toy_5e", [answer, "20", "8"], dice="manual", ruleset=TripToy())
     _walk(s, goal)
+    assert table.prompts[0] == "which? [1-3, Enter: 1] " and len(table.prompts) == (3 if struck else 1)
     assert s.enc.units[1].pos == at and (s.enc.units[1].hp < 7) == struck, table.text
 
 
