@@ -183,6 +183,7 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
                       full_round=FULL, full_round_needs=("standard", "move", "swift"))
     catalogue = _CATALOGUE
     reactions = _REACTIONS
+    words_file = _HERE / "words.yaml"  # the autopilot's table words
 
     def __init__(self):
         self._resolvers = {key: self._r_dirty_trick if key in TRICKS else getattr(self, f"_r_{key}")
