@@ -194,36 +194,47 @@ class _Profile:
                    (False, True): st["kac"] + base + melee_ac, (False, False): st["kac"] + base + ranged_ac}
 
 
-_PROFILES: dict[tuple, _Profile] = {}
+_PROFILES: dict[tuple, _Profile] = {}   # by `_key`
+_BY_RAW: dict[tuple, _Profile] = {}     # by `_raw`, the same profiles
 _FEATURES: dict[tuple, list[float]] = {}
 
 
-def _key(u: "Unit") -> tuple:
-    """Everything a unit's `_Profile` reads: the stat block (kept alive by the profile), whether it is down, its
-    conditions, the weapons in hand and lost, which of them can fire, their damage, its stance."""
+def _raw(u: "Unit") -> tuple:
+    """Everything a unit's `_Profile` reads, as it stands: the stat block (kept alive by the profile), whether it is
+    down, its conditions, the weapons in hand and lost, what they have left, their damage, its stance."""
     s = u.state
+    return (id(u.stats), u.down, tuple(s["conds"]), tuple(s["wield"]), tuple(s["lost"]), tuple(s["ammo"]),
+            tuple(s["weapon_damage"]), s["defense"], s["charged"])
+
+
+def _key(u: "Unit", raw: tuple) -> tuple:
+    """`_raw` with the ammunition read as the profile reads it (which weapons can fire), so that units differing
+    only in shots left share a profile."""
     ws = u.stats["weapons"]
-    ammo = s["ammo"]
-    return (id(u.stats), u.down, tuple(s["conds"]), tuple(s["wield"]), tuple(s["lost"]),
-            tuple([x == -1 or x >= ws[n]["usage"] for n, x in enumerate(ammo)]), tuple(s["weapon_damage"]),
-            s["defense"], s["charged"])
+    return raw[:5] + (tuple([x == -1 or x >= ws[n]["usage"] for n, x in enumerate(raw[5])]),) + raw[6:]
 
 
-def profile(rs: "StarfinderRuleset", enc: "Encounter", u: "Unit") -> _Profile:
-    """The unit's `_Profile`, shared by every unit in the same state (`_key`)."""
-    key = _key(u)
-    got = _PROFILES.get(key)
+def profile(rs: "StarfinderRuleset", enc: "Encounter", u: "Unit", raw: tuple | None = None) -> _Profile:
+    """The unit's `_Profile`, shared by every unit in the same state (`_key`); `raw`: its `_raw`, if known."""
+    if raw is None:
+        raw = _raw(u)
+    got = _BY_RAW.get(raw)
     if got is None or got.stats is not u.stats:
-        if len(_PROFILES) > 20_000:
+        if len(_BY_RAW) > 20_000:
+            _BY_RAW.clear()
             _PROFILES.clear()
-        got = _PROFILES[key] = _Profile(rs, enc, u)
+        key = _key(u, raw)
+        got = _PROFILES.get(key)
+        if got is None or got.stats is not u.stats:
+            got = _PROFILES[key] = _Profile(rs, enc, u)
+        _BY_RAW[raw] = got
     return got
 
 
-def features(rs: "StarfinderRuleset", enc: "Encounter", u: "Unit") -> list[float]:
-    """`unit_features`, shared by every unit in the same state."""
+def features(rs: "StarfinderRuleset", enc: "Encounter", u: "Unit", raw: tuple | None = None) -> list[float]:
+    """`unit_features`, shared by every unit in the same state; `raw`: its `_raw`, if known."""
     s = u.state
-    key = (_key(u), s["sp"], s["reaction"], s["acted"], s["total_defense"])
+    key = (raw or _raw(u), s["sp"], s["reaction"], s["acted"], s["total_defense"])
     got = _FEATURES.get(key)
     if got is None:
         if len(_FEATURES) > 20_000:
@@ -340,11 +351,16 @@ def observation_parts(rs: "StarfinderRuleset", enc: "Encounter", actor: "Unit", 
     side = actor.side
     out = []
     for u in units:
+        raw = _raw(u)
         if u.side != side and not u.down:
-            p = profile(rs, enc, u)
-            out.append((features(rs, enc, u), _pair(enc, me, here, p, u.pos) + _pair(enc, p, u.pos, me, here)))
+            p = profile(rs, enc, u, raw)
+            pos = u.pos
+            mp, md, rp, rd = strikes(enc, me, p, here, pos)
+            tm, tmd, tr, trd = strikes(enc, p, me, pos, here)
+            out.append((features(rs, enc, u, raw), ((rp, rd) if rd > md else (mp, md)) +
+                        ((tr, trd) if trd > tmd else (tm, tmd))))
         else:
-            out.append((features(rs, enc, u), None))
+            out.append((features(rs, enc, u, raw), None))
     return out
 
 
