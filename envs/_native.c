@@ -11,6 +11,8 @@
 
 enum { KIND_NONE = 0, KIND_SQUARE = 1, KIND_ALLY = 2, KIND_OTHER = 3, KIND_INTERSECTION = 4 };
 
+static PyObject *ZERO; /* the int 0 */
+
 /* attribute names, interned at import */
 static PyObject *S_pos, *S_hp, *S_max_hp, *S_down, *S_side, *S_id, *S_stats, *S_reach, *S_units, *S_grid,
     *S_width, *S_height, *S_metric, *S_round, *S_round_limit, *S_winner, *S_budget, *S_phase_index;
@@ -88,7 +90,7 @@ fail:
  * index, and None is returned. */
 static PyObject *action_indices(PyObject *self, PyObject *args) {
     PyObject *legal, *table, *units, *actor_side, *end_name, *mask_obj, *fast = NULL, *out = NULL, *last = NULL;
-    long ax, ay, side, slot_of[MAX_UNITS], start = 0, kind = 0, options = 0, slots = 0;
+    long ax, ay, side, slot_of[MAX_UNITS], start = 0, kind = 0, options = 0, slots = 0, w = 0;
     int in_table = 0, is_end = 0;
     char mine[MAX_UNITS];
     Py_ssize_t n, k, n_ids = 0;
@@ -118,7 +120,7 @@ static PyObject *action_indices(PyObject *self, PyObject *args) {
         goto fail;
     for (k = 0; k < n; k++) {
         PyObject *d = PySequence_Fast_GET_ITEM(fast, k), *block, *value = NULL, *opt;
-        long index = -1, option;
+        long index = -1, option, base;
         if (!PyTuple_Check(d) || PyTuple_GET_SIZE(d) < 4) {
             PyErr_SetString(PyExc_TypeError, "a decision must be (action, target, square, option)");
             goto fail_out;
@@ -141,6 +143,7 @@ static PyObject *action_indices(PyObject *self, PyObject *args) {
                         PyErr_SetString(PyExc_TypeError, "table entries must be (start, kind, options, slots)");
                     goto fail_out;
                 }
+                w = kind == KIND_INTERSECTION ? side + 1 : side; /* the window's side */
             }
         }
         if (!in_table) {
@@ -148,40 +151,43 @@ static PyObject *action_indices(PyObject *self, PyObject *args) {
             goto found;
         }
         opt = PyTuple_GET_ITEM(d, 3);
-        if (!PyLong_Check(opt)) {
-            PyErr_SetString(PyExc_TypeError, "a decision's option must be an int");
-            goto fail_out;
+        if (opt == ZERO) { /* (most decisions: Decision's default) */
+            base = start;
+        } else {
+            if (!PyLong_Check(opt)) {
+                PyErr_SetString(PyExc_TypeError, "a decision's option must be an int");
+                goto fail_out;
+            }
+            if ((option = PyLong_AsLong(opt)) == -1 && PyErr_Occurred())
+                PyErr_Clear(); /* beyond a long: no such option (-1) */
+            if (option < 0 || option >= options)
+                goto found;
+            base = start + option * slots;
         }
-        option = PyLong_AsLong(opt);
-        if (option == -1 && PyErr_Occurred())
-            PyErr_Clear(); /* beyond a long: no such option (-1) */
-        if (0 <= option && option < options) {
-            long base = start + option * slots;
-            if (kind == KIND_SQUARE || kind == KIND_INTERSECTION) {
-                PyObject *sq = PyTuple_GET_ITEM(d, 2);
-                long x, y, w = kind == KIND_SQUARE ? side : side + 1;
-                if (!PyTuple_Check(sq) || PyTuple_GET_SIZE(sq) != 2) {
-                    PyErr_SetString(PyExc_TypeError, "a square or intersection decision needs its (x, y)");
-                    goto fail_out;
-                }
-                if (as_int(PyTuple_GET_ITEM(sq, 0), &x) || as_int(PyTuple_GET_ITEM(sq, 1), &y))
-                    goto fail_out;
-                x -= ax;
-                y -= ay;
-                if (0 <= x && x < w && 0 <= y && y < w)
-                    index = base + x + y * w;
-            } else if (kind == KIND_NONE) {
-                index = base;
-            } else {
-                PyObject *target = PyTuple_GET_ITEM(d, 1);
-                if (PyLong_Check(target)) {
-                    long t = PyLong_AsLong(target);
-                    if (t == -1 && PyErr_Occurred())
-                        PyErr_Clear();  /* beyond a long: no unit of that id */
-                    else if (t >= 0 && t < n_ids && slot_of[t] >= 0 && mine[t] == (kind == KIND_ALLY)
-                             && slot_of[t] < slots)
-                        index = base + slot_of[t];
-                }
+        if (kind == KIND_SQUARE || kind == KIND_INTERSECTION) {
+            PyObject *sq = PyTuple_GET_ITEM(d, 2);
+            long x, y;
+            if (!PyTuple_Check(sq) || PyTuple_GET_SIZE(sq) != 2) {
+                PyErr_SetString(PyExc_TypeError, "a square or intersection decision needs its (x, y)");
+                goto fail_out;
+            }
+            if (as_int(PyTuple_GET_ITEM(sq, 0), &x) || as_int(PyTuple_GET_ITEM(sq, 1), &y))
+                goto fail_out;
+            x -= ax;
+            y -= ay;
+            if (0 <= x && x < w && 0 <= y && y < w)
+                index = base + x + y * w;
+        } else if (kind == KIND_NONE) {
+            index = base;
+        } else {
+            PyObject *target = PyTuple_GET_ITEM(d, 1);
+            if (PyLong_Check(target)) {
+                long t = PyLong_AsLong(target);
+                if (t == -1 && PyErr_Occurred())
+                    PyErr_Clear();  /* beyond a long: no unit of that id */
+                else if (t >= 0 && t < n_ids && slot_of[t] >= 0 && mine[t] == (kind == KIND_ALLY)
+                         && slot_of[t] < slots)
+                    index = base + slot_of[t];
             }
         }
     found:
@@ -678,6 +684,8 @@ PyMODINIT_FUNC PyInit__native(void) {
     INTERN(S_budget, "budget")
     INTERN(S_phase_index, "phase_index")
 #undef INTERN
+    if (!(ZERO = PyLong_FromLong(0)))
+        return NULL;
     m = PyModule_Create(&module);
     if (m && (PyModule_AddIntConstant(m, "KIND_NONE", KIND_NONE) < 0
               || PyModule_AddIntConstant(m, "KIND_SQUARE", KIND_SQUARE) < 0
