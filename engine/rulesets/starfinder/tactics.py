@@ -415,6 +415,13 @@ class StarfinderView(DefaultView):
                     best = max(best, self._blast(n, pt).expected_damage)
         return best
 
+    def _cluster(self, radius_ft: int) -> bool:
+        """Whether two foes stand close enough for one blast of this radius to catch both."""
+        span = 2 * (radius_ft // 5)
+        es = self.enemies
+        return any(max(abs(e.pos[0] - f.pos[0]), abs(e.pos[1] - f.pos[1])) <= span
+                   for k, e in enumerate(es) for f in es[k + 1:])
+
     def _maneuver_worth(self, action: str, t: "Unit") -> float:
         """What a successful maneuver takes from foe t, in damage."""
         danger = self.danger(t)
@@ -536,6 +543,8 @@ class StarfinderView(DefaultView):
             return 0.1 * (1 - s["ammo"][d.option] / max(1, w["capacity"])) - 0.05
         before = max(self._best_here(), self.best_blast())
         if w["explode"] and d.action != "reload":
+            if not self._cluster(w["explode"]):
+                return WASTE   # no two foes in one blast: a grenade does not beat a shot by its cost
             return self.best_blast(d.option) - before - 0.2
         saved = (s["wield"], s["ammo"], s["dropped"])
         try:
