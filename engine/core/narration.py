@@ -91,6 +91,8 @@ def _core(e: Event, enc: "Encounter", ruleset: "Ruleset | None") -> str | None:
         why = e.get("why")
         return f"{t} is {how}" + (f" ({why})" if why else "")
     if k == "move":
+        if e.get("start") is not None and e.get("start") == e.get("end"):
+            return f"{a} is stopped before leaving {square(e.get('start'))}"
         return f"{a} {e.get('how', 'moves')} from {square(e.get('start'))} to {square(e.get('end'))}" + _distance(e)
     if k == "phase_resolves":
         return f"the {e.get('phase')} phase resolves"

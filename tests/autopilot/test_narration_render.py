@@ -55,7 +55,7 @@ def test_move_narrates_the_movement_spent(yard):
     assert narrate(Event("move", 0, start=(1, 1), end=(4, 1), squares=3, how="runs"), yard, RS) == \
         "Kira runs from (1, 1) to (4, 1) (3 squares)"
     assert narrate(Event("move", 0, start=(1, 1), end=(1, 1), squares=0, cost=0), yard, RS) == \
-        "Kira moves from (1, 1) to (1, 1)"
+        "Kira is stopped before leaving (1, 1)"
 
 
 def test_saga_sentences_are_sagas_not_the_cores(yard):

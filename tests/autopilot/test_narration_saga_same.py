@@ -3,12 +3,15 @@
 `saga_narration.json.gz` holds the events of 11 seeded Saga battles (the heuristic and random play on the shipped
 encounters and on generated ones) and a synthetic batch of every sentence kind, each decision's events with the
 hit points after it and the lines `engine/core/narration.py` gave them at commit 8de92d9, when every Saga sentence
-was still in the core. The only deliberate change since is the pronoun ("its" for every character then).
+was still in the core. The deliberate changes since: the pronoun ("its" for every character then), and a move that
+went nowhere (an attack of opportunity stopped it on its first step) reads "X is stopped before leaving (x, y)"
+instead of "X moves from (x, y) to (x, y)".
 """
 from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -27,6 +30,15 @@ class _ItsForEveryone(type(RS)):
 
     def pronoun(self, unit) -> str:
         return "its"
+
+
+_NOWHERE = re.compile(r"^(?P<who>.+?) (?:moves on|moves|withdraws|charges|runs) from (?P<sq>\(\d+, \d+\)) "
+                      r"to (?P=sq)(?: \(.*\))?$")
+
+
+def _as_now(line: str) -> str:
+    """A recorded line as the narration words it since its deliberate changes (the pronoun aside)."""
+    return _NOWHERE.sub(lambda m: f"{m['who']} is stopped before leaving {m['sq']}", line)
 
 
 def _battles() -> list[dict]:
@@ -63,7 +75,7 @@ def test_saga_battles_narrate_as_recorded(battle):
     rs = _ItsForEveryone()
     n = 0
     for old, new in _narrated(battle, rs):
-        assert new == old
+        assert new == [_as_now(x) for x in old]
         n += len(old)
     assert n > 0
 
@@ -81,7 +93,7 @@ def test_only_pronouns_change_with_saga_pronouns():
     for battle in BATTLES:
         for old, new in _narrated(battle, RS):
             assert len(new) == len(old)
-            for o, n in zip(old, new):
+            for o, n in zip(map(_as_now, old), new):
                 ow, nw = o.split(" "), n.split(" ")
                 assert len(ow) == len(nw), (o, n)
                 for a, b in zip(ow, nw):
