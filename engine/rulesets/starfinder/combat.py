@@ -114,6 +114,11 @@ def range_penalty(w: dict, feet: int) -> int | None:
     return -2 * (increments - 1)
 
 
+def max_range(w: dict) -> int:
+    """The weapon's maximum range in feet (`range_penalty` is None beyond it); -1 for a weapon without a range."""
+    return w["range"] * w["increments"] if w["range"] > 0 else -1
+
+
 def flanked(enc: "Encounter", a: "Unit", t: "Unit", threatens) -> bool:
     """Whether an ally of a that threatens t stands on t's opposite border or corner (a's melee attacks get +2):
     the two are on opposite sides of t along both axes (or level with it along one)."""

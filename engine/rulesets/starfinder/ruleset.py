@@ -315,11 +315,14 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         return n
 
     def can_shoot(self, enc: Encounter, a: Unit, t: Unit, n: int) -> bool:
-        """A ranged or thrown attack on t: in sight and line of effect, within the weapon's maximum range."""
+        """A ranged or thrown attack on t: within the weapon's maximum range, in sight and line of effect."""
         g = enc.grid
+        wpn = a.stats["weapons"][n]
+        if g.distance(a.pos, t.pos) > C.max_range(wpn) // C.FEET:
+            return False
         w = g.width
         los, loe, _ = g.sight(a.pos[1] * w + a.pos[0], t.pos[1] * w + t.pos[0])
-        return los and loe and C.range_penalty(a.stats["weapons"][n], g.distance(a.pos, t.pos) * C.FEET) is not None
+        return los and loe
 
     def can_melee(self, enc: Encounter, a: Unit, t: Unit, n: int | None) -> bool:
         return within_reach(enc.grid, a.pos, t.pos, reach_feet(a, n))
