@@ -355,17 +355,20 @@ class Ruleset:
         return p if isinstance(p, str) and p else "their"
 
     def describe(self, decision: Decision, enc: "Encounter") -> str:
-        """Short words for a decision: 'melee attack on Trooper 1', 'move to (5, 7)'."""
+        """Short words for a decision: 'melee attack on Trooper 1', 'move to (5, 7)', 'shoot (option 1) on Trooper 1',
+        'throw a grenade at the corner (4, 2)' (an intersection: the top-left corner of that square)."""
         if decision == END:
             return "end turn"
         spec = self.catalogue.get(decision.action)
         name = spec.name if spec else decision.action
+        if spec and spec.options > 1:
+            name = f"{name} ({self.option_label(decision, enc)})"
         if decision.target is not None:
             return f"{name} on {enc.units[decision.target].name}"
         if decision.square is not None:
+            if spec and spec.target == "intersection":
+                return f"{name} at the corner {decision.square}"
             return f"{name} to {decision.square}"
-        if spec and spec.options > 1:
-            return f"{name} ({self.option_label(decision, enc)})"
         return name
 
     def option_label(self, decision: Decision, enc: "Encounter") -> str:

@@ -255,3 +255,14 @@ def test_maskable_ppo_learns_over_the_toys_whole_action_space():
     assert model.num_timesteps >= 256 and len(taken) >= 256
     kinds = {(TOY.catalogue[d.action].target, d.option > 0) for d in taken if d.action != "end_turn"}
     assert kinds >= {("none", True), ("enemy", True), ("square", True), ("square", False), ("intersection", False)}
+
+
+def test_decisions_of_the_new_kinds_in_words():
+    """Ruleset.describe names the option of an option-on-a-target decision and an intersection as a corner; the
+    other kinds read as before."""
+    enc, _ = _toy_battle()
+    words = [TOY.describe(d, enc) for d in (Decision("shoot", 1, None, 2), Decision("grenade", square=(4, 2)),
+                                             Decision("bolt", None, (3, 3), 1), Decision("move", square=(3, 3)),
+                                             Decision("shove", 1), Decision("wait", option=1))]
+    assert words == ["Shoot (option 2) on B", "Throw a grenade at the corner (4, 2)", "Cast a bolt (option 1) to (3, 3)",
+                     "Move to (3, 3)", "Shove on B", "Wait (option 1)"]
