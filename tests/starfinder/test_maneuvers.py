@@ -2,8 +2,8 @@
 sunder, trip), each with its margin rule."""
 import pytest
 
-from .helpers import (KNIFE, LASER, RIFLE, actions, all_of, end, first, floor, legal_squares, legal_targets, make,
-                      step, u, unit, why)
+from .helpers import (KNIFE, LASER, RIFLE, RS, act, actions, all_of, end, first, floor, legal_squares, legal_targets,
+                      make, step, u, unit, why)
 
 TRIPPER = {"name": "tripping staff", "kind": "melee", "damage": "1d6", "type": "B", "maneuvers": ["trip"]}
 
@@ -232,6 +232,15 @@ def test_trip_knocks_prone_and_a_trip_weapon_adds_2():
     b = _duel(a_weapons=(TRIPPER,))
     atk = first(step(b, "trip", "T", faces=[18]), "attack")
     assert atk.get("bonus") == 2 and "prone" in u(b, "T").state["conds"]
+
+
+def test_the_estimate_of_a_maneuver_counts_its_weapons_bonus():
+    """The trip weapon's +2 is in the estimate's odds as in the roll: T's KAC 12 + 8 = 20 needs 18 at +2 (15%)
+    for a trip, 20 (5%) for a bull rush."""
+    b = _duel(a_weapons=(TRIPPER,))
+    t = u(b, "T").id
+    assert RS.estimate(b.enc, u(b, "A"), act("trip", t)).hit_chance == pytest.approx(0.15)
+    assert RS.estimate(b.enc, u(b, "A"), act("bull_rush", t)).hit_chance == pytest.approx(0.05)
 
 
 @pytest.mark.parametrize("altitude,prone,left", [(20, False, 10), (10, True, 0)])

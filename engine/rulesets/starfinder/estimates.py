@@ -93,7 +93,9 @@ def estimate(rs: "StarfinderRuleset", enc: "Encounter", a: "Unit", d: Decision) 
             return Estimate(hit_chance=p_hit(ab, ac), notes=["+2 to the next ally's attack"])
         if action in MANEUVER_KEYS:
             _, n = rs.maneuver_weapon(enc, a, t)
-            ab, ac, *_ = rs.attack_numbers(enc, a, t, n, action, plus=KAC_PLUS, maneuver=True)
+            kind = "dirty_trick" if action.startswith("dirty_trick") else action
+            bonus = 2 if kind in C.weapon(a, n)["maneuvers"] else 0   # a weapon made for this maneuver
+            ab, ac, *_ = rs.attack_numbers(enc, a, t, n, action, bonus=bonus, plus=KAC_PLUS, maneuver=True)
             return Estimate(hit_chance=p_hit(ab, ac), notes=[f"{ab:+d} vs KAC + 8 = {ac}"])
         if action == "feint":
             dc = max(10 + t.stats["sense_motive"], 15 + int(1.5 * t.stats["cr"]))

@@ -28,6 +28,7 @@ from engine.core.ruleset import Cost, Estimate
 from engine.core.tactics import WASTE, DefaultTactics, DefaultView, kill_guess
 
 from . import area as A
+from . import combat as C
 from . import conditions as K
 from . import estimates as E
 from .maneuvers import _KEYS as MANEUVERS, held_item
@@ -132,6 +133,7 @@ class StarfinderView(DefaultView):
         self._walks: list | None = None
         self._threat_parts: list | None = None
         self._aoo_at: dict = {}
+        self._odds: dict = {}
         self._strikes = tac.strike_table(enc.grid)
 
     def strike(self, a, apos, t, tpos) -> tuple[float, float, float, float]:
@@ -351,8 +353,8 @@ class StarfinderView(DefaultView):
         if action == "explode_attack":
             n = rs.explode_weapon(a)
             return self._blast(n, d.square) if n is not None else Estimate()
-        if action in MANEUVERS or action.startswith("dirty_trick_"):
-            p = rs.estimate(enc, a, d).hit_chance
+        if action in MANEUVERS:
+            p = self._maneuver_odds(d, t)
             return Estimate(p, p * self._maneuver_worth(action, t))
         if action == "feint":
             p = rs.estimate(enc, a, d).hit_chance
@@ -415,6 +417,18 @@ class StarfinderView(DefaultView):
                     best = max(best, self._blast(n, pt).expected_damage)
         return best
 
+    def _maneuver_odds(self, d: Decision, t: "Unit") -> float:
+        """The ruleset's hit chance of a maneuver on t, asked once per target and whether the weapon is made for the
+        maneuver (every maneuver rolls the same attack against KAC + 8 but for that +2)."""
+        rs, enc, a = self.rs, self.enc, self.a
+        _, n = rs.maneuver_weapon(enc, a, t)
+        kind = "dirty_trick" if d.action.startswith("dirty_trick") else d.action
+        key = (t.id, kind in C.weapon(a, n)["maneuvers"])
+        got = self._odds.get(key)
+        if got is None:
+            got = self._odds[key] = rs.estimate(enc, a, d).hit_chance
+        return got
+
     def _cluster(self, radius_ft: int) -> bool:
         """Whether two foes stand close enough for one blast of this radius to catch both."""
         span = 2 * (radius_ft // 5)
@@ -470,7 +484,7 @@ class StarfinderView(DefaultView):
             worth = 0.0
             if ab["heal"]:
                 missing = t.max_hp - t.hp
-                heal = E.C.dice(ab["heal"]).mean
+                heal = C.dice(ab["heal"]).mean
                 need = 1.0 + 2.0 * (1.0 - t.hp / max(1, t.max_hp))  # the lower the ally, the more it is worth
                 worth += min(heal, missing) * need * (0.5 if missing < heal / 2 else 1.0)
             if ab["condition"] and ab["condition"] not in CONDITION_WORTH:
