@@ -335,48 +335,37 @@ static int write_row(float *o, const Info *in, long ax, long ay, long actor_hp, 
     return 0;
 }
 
-/* The reach a unit threatens squares with: the figures' column when given (>= 0), else threatens(u) and then
- * its stats' "reach" (1 without one); 0 for none. */
-static int threat_reach(PyObject *u, PyObject *threatens, double figure, long *reach) {
-    PyObject *res, *stats, *v;
-    int yes;
+/* The reach a unit threatens squares with: the figures' column when given (>= 0), else the ruleset's
+ * threat_reach(u) (a whole number of squares, 0 for none). */
+static int threat_reach(PyObject *u, PyObject *threat_reach_fn, double figure, long *reach) {
+    PyObject *res;
+    int bad;
     *reach = 0;
     if (figure >= 0) {
         *reach = (long)figure;
         return 0;
     }
-    res = PyObject_CallOneArg(threatens, u);
+    res = PyObject_CallOneArg(threat_reach_fn, u);
     if (!res)
         return -1;
-    yes = PyObject_IsTrue(res);
+    bad = as_int(res, reach);
     Py_DECREF(res);
-    if (yes <= 0)
-        return yes;
-    stats = PyObject_GetAttr(u, S_stats);
-    if (!stats)
+    if (bad < 0)
         return -1;
-    *reach = 1;
-    if (PyDict_Check(stats)) {
-        v = PyDict_GetItemWithError(stats, S_reach);
-        if (v && as_int(v, reach) < 0)
-            v = NULL;
-        if (!v && PyErr_Occurred()) {
-            Py_DECREF(stats);
-            return -1;
-        }
-    }
-    Py_DECREF(stats);
+    if (*reach < 0)
+        *reach = 0;
     return 0;
 }
 
-/* encode(out, enc, actor, spec, kinds, parts, threatens) -> None: ObservationEncoder.encode into the float32
+/* encode(out, enc, actor, spec, kinds, parts, threat_reach) -> None: ObservationEncoder.encode into the float32
  * buffer `out`.
  * spec: (max_per_side, W, H, hp scale, unit width, base, radius, phases, slot names, slot maxima dict, plane of each kind),
  * as the encoder holds them, the last as 256 bytes: 1 + the terrain plane of a kind code, 0 for none; kinds: the
  * map's Grid.kind_codes (a byte per square);
  * parts(enc, actor, units) -> the ruleset's parts of the unit rows: a sequence of (features, threat or None), or
  * an object with a float64 buffer of shape (units, features + 5) (features, the threat with zeros for None, the
- * reach of the squares the unit threatens); threatens(unit) -> bool or None (no threatened plane). */
+ * reach of the squares the unit threatens); threat_reach(unit) -> the squares of reach it threatens (Ruleset.threat_reach),
+ * or None (no threatened plane). */
 static PyObject *encode(PyObject *self, PyObject *args) {
     PyObject *out_obj, *enc, *actor, *spec, *kinds_obj, *parts_fn, *threatens, *slot_names, *slots;
     const unsigned char *plane_of, *kinds;
@@ -653,7 +642,7 @@ static PyMethodDef methods[] = {
     {"action_indices", action_indices, METH_VARARGS,
      "action_indices(legal, table, units, actor_side, ax, ay, side, end_name, mask) -> [index | None] or None"},
     {"encode", encode, METH_VARARGS,
-     "encode(out, enc, actor, spec, kinds, parts, threatens): ObservationEncoder.encode into out"},
+     "encode(out, enc, actor, spec, kinds, parts, threat_reach): ObservationEncoder.encode into out"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -70,8 +70,9 @@ class ObservationEncoder:
         self._spec = (max_per_side, float(max(1, map_w)), float(max(1, map_h)), self.hp_scale, self.unit_width,
                       BASE_UNIT, radius, len(ruleset.phases), tuple(self.slot_names), ruleset.economy.slots,
                       bytes(plane_of))
-        self._parts = getattr(ruleset, "observation_parts", None) or self._generic_parts
-        self._threatens = getattr(ruleset, "threatens", None)
+        self._parts = ruleset.observation_parts
+        # the plane of threatened squares, from the ruleset's threat_reach (none while it keeps the default)
+        self._threat_reach = None if type(ruleset).threat_reach is Ruleset.threat_reach else ruleset.threat_reach
 
     def encode(self, enc: Encounter, actor: Unit, out: np.ndarray | None = None, battle=None) -> np.ndarray:
         """The observation of `enc` for `actor`, into `out` (a float32 array of `size`) when given. `battle`, the
@@ -83,17 +84,10 @@ class ObservationEncoder:
             self.prior.fill(enc, actor, obs[self.base_size:], battle)
             base = obs[:self.base_size]
         if _native is not None:
-            _native.encode(base, enc, actor, self._spec, enc.grid.kind_codes(), parts, self._threatens)
+            _native.encode(base, enc, actor, self._spec, enc.grid.kind_codes(), parts, self._threat_reach)
         else:
             self._encode_py(enc, actor, base, parts)
         return obs
-
-    def _generic_parts(self, enc: Encounter, actor: Unit, units: list[Unit]) -> list[tuple[list[float], tuple | None]]:
-        """`observation_parts` for a ruleset without one: its `unit_features`, and `threat_estimate` both ways."""
-        rs = self.ruleset
-        side_a = actor.side
-        return [(rs.unit_features(enc, u), rs.threat_estimate(enc, actor, u) + rs.threat_estimate(enc, u, actor)
-                 if u.side != side_a and u.active else None) for u in units]
 
     def _encode_py(self, enc: Encounter, actor: Unit, obs: np.ndarray, parts) -> np.ndarray:
         """`encode` in Python (the fallback of `_native.encode` and its oracle in the tests)."""
@@ -124,12 +118,12 @@ class ObservationEncoder:
         side, R = self.side, self.radius
         maps = obs[base:base + len(PLANES) * side * side].reshape(len(PLANES), side, side)
         maps[:] = self._terrain_planes(grid)[:, ay:ay + side, ax:ax + side]
-        threatens = getattr(rs, "threatens", None)
-        if threatens is not None:
+        threat_reach = self._threat_reach
+        if threat_reach is not None:
             reaches = []
             for u in other:
-                if u.active and threatens(u):
-                    reach = u.stats.get("reach", 1) if isinstance(u.stats, dict) else 1
+                if u.active:
+                    reach = threat_reach(u)
                     if reach >= 1:
                         reaches.append((u.pos, reach))
             if reaches:

@@ -404,6 +404,20 @@ class Ruleset:
         stands now; (0, 0) if it cannot attack it."""
         return 0.0, 0.0
 
+    def observation_parts(self, enc: "Encounter", actor: "Unit", units: list["Unit"]) -> list:
+        """The ruleset's numbers of the observation's unit rows: per unit, (its `unit_features`, and for an active
+        enemy of the actor (actor's hit chance, expected damage on it, its hit chance, expected damage on the actor)
+        from `threat_estimate` both ways, else None). Override to work them out faster together (Saga's run in C);
+        the result may also be an object with a float64 buffer of shape (units, features + 5) (envs/_native.c)."""
+        side = actor.side
+        return [(self.unit_features(enc, u), self.threat_estimate(enc, actor, u) + self.threat_estimate(enc, u, actor)
+                 if u.side != side and u.active else None) for u in units]
+
+    def threat_reach(self, unit: "Unit") -> int:
+        """How far around it, in squares by the map's distance, the unit threatens (where leaving a square provokes
+        its attack of opportunity); 0: nowhere. The observation marks those squares. Default 0 (no such plane)."""
+        return 0
+
     def unit_summary(self, unit: "Unit") -> dict[str, Any]:
         """Numbers a GM wants on the map legend (defenses, conditions)."""
         return {}

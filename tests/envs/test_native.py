@@ -119,12 +119,16 @@ def test_observation_matches_python(monkeypatch, per_side, radius):
 
 
 def test_observation_of_rulesets_without_the_fast_parts_matches_python(monkeypatch):
-    """The generic path: a ruleset without `observation_parts` (features and threat estimates one unit at a
-    time, `threatens` called per unit): the unoptimised Saga reference and a toy ruleset without either."""
-    from tests.perf.saga_reference import RULESET as REF
+    """The generic path: a ruleset keeping the default `observation_parts` (features and threat estimates one unit
+    at a time, `threat_reach` called per unit): Saga so reduced, and a toy ruleset without either."""
+    from engine.core.ruleset import Ruleset
+    from engine.rulesets import get_ruleset
     from tests.toys.toy_fifth import RULESET as FIFTH
 
-    assert not hasattr(REF, "observation_parts") and hasattr(REF, "threatens")
+    class GenericSaga(type(get_ruleset("saga"))):
+        observation_parts = Ruleset.observation_parts
+
+    REF = GenericSaga()
     encoders = [ObservationEncoder(REF, 4, 16, 16), ObservationEncoder(REF, 2, 12, 12, radius=3)]
     n = 0
     for k, (enc, actor) in enumerate(_observation_states(6, seed=21)):

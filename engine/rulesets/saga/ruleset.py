@@ -1334,6 +1334,9 @@ class SagaRuleset(Ruleset):
         g = enc.grid
         return [g.index(*u.pos) for u in enc.units if not u.down and u.side == a.side and u.id != a.id]
 
+    def threat_reach(self, u: Unit) -> int:
+        return u.stats.get("reach", 1) if self.threatens(u) else 0
+
     def threatens(self, u: Unit) -> bool:
         s = u.state
         return (not u.down and s["ct"] < C.CT_HELPLESS and not s["no_attacks"] and s["pinned_by"] is None

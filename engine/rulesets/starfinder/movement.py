@@ -114,6 +114,11 @@ class Movement:
         """Whether the unit threatens the squares around it (a melee weapon in hand or natural weapons)."""
         return not u.down and self.melee_weapon(u) is not None and u.stats["natural_reach"] > 0
 
+    def threat_reach(self, u: "Unit") -> int:
+        """The squares of reach the unit threatens with the melee weapon in hand (the observation's plane; a reach of
+        10 ft is 2 squares, whose second diagonal the map's alternating distance leaves out, as the rules do)."""
+        return reach_feet(u, self.melee_weapon(u)) // 5 if self.threatens(u) else 0
+
     def threatens_square(self, enc: "Encounter", e: "Unit", square: tuple[int, int]) -> bool:
         n = self.melee_weapon(e)
         return n is not None and within_reach(enc.grid, e.pos, square, reach_feet(e, n))
