@@ -72,7 +72,6 @@ class StarfinderTactics(DefaultTactics):
     def __init__(self, ruleset):
         super().__init__(ruleset)
         self.kinds = {key: KINDS.get(key, "misc") for key in ruleset.catalogue}
-        self._strike_tables: dict = {}
         self._sides: dict = {}
 
     def view(self, enc: "Encounter", a: "Unit") -> "StarfinderView":
@@ -93,19 +92,6 @@ class StarfinderTactics(DefaultTactics):
                     got.update((x + dx, y + dy) for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
                                if 0 <= x + dx < w and 0 <= y + dy < h)
             self._sides[key] = got
-        return got
-
-    def strike_table(self, g) -> dict:
-        """The cache of `StarfinderView.strike` for a map as its doors stand (the profiles in its keys are immutable
-        and kept alive by it)."""
-        key = (g._geometry, g._door_key())
-        got = self._strike_tables.get(key)
-        if got is None:
-            if len(self._strike_tables) > 64:
-                self._strike_tables.clear()
-            got = self._strike_tables[key] = {}
-        elif len(got) > 200_000:
-            got.clear()
         return got
 
     def budget_key(self, enc: "Encounter", a: "Unit", d: Decision):
@@ -134,15 +120,6 @@ class StarfinderView(DefaultView):
         self._threat_parts: list | None = None
         self._aoo_at: dict = {}
         self._odds: dict = {}
-        self._strikes = tac.strike_table(enc.grid)
-
-    def strike(self, a, apos, t, tpos) -> tuple[float, float, float, float]:
-        """`estimates.strikes` of profile a at apos on profile t at tpos, cached for every battle on this map."""
-        key = (a, t, apos, tpos)
-        got = self._strikes.get(key)
-        if got is None:
-            got = self._strikes[key] = E.strikes(self.enc, a, t, apos, tpos)
-        return got
 
     def state_key(self):
         """The actor, the map as its doors stand, and per unit its hit points, square (not the actor's), combat
@@ -217,10 +194,24 @@ class StarfinderView(DefaultView):
     def _attacks(self, me, pos) -> list[tuple["Unit", Estimate, float]]:
         """`offense` of the actor with the combat numbers `me` (its profile) at pos."""
         out = []
-        strike = self.strike
+        g = self.enc.grid
+        w = g.width
+        i = pos[1] * w + pos[0]
         shot_cost = None
         for e, p in self.foes:
-            mp, md, rp, rd = strike(me, pos, p, e.pos)
+            pp = E.pair(me, p)
+            epos = e.pos
+            mp = md = rd = 0.0
+            if pp.m_feet and within_reach(g, pos, epos, pp.m_feet):
+                mp, md = pp.mp, pp.md
+            pens = pp.r_pens
+            if pens is not None:
+                d = g.distance(pos, epos)
+                pen = pens[d] if d < len(pens) else None
+                if pen is not None:
+                    los, loe, cover = g.sight(i, epos[1] * w + epos[0])
+                    if los and loe:
+                        rp, rd = pp.shot(pen, cover)
             if rd > 0:
                 if shot_cost is None:
                     shot_cost = self.aoo_at(pos)
@@ -232,10 +223,12 @@ class StarfinderView(DefaultView):
         return out
 
     def _threats(self) -> list:
-        """Per enemy that can act: (unit, profile, square, its melee reach or 0, the walk it can make before a blow,
-        its blow or full attack from where it stands, one blow, its shot from an unseen square)."""
+        """Per enemy that can act: (its place in `foes`, its square and flat index, its numbers on the actor
+        (`estimates.pair`), its melee reach or 0, the walk it can make before a blow, its blow or full attack from
+        where it stands, one blow, its shot from an unseen square)."""
         if self._threat_parts is None:
             me = self.me
+            w = self.enc.grid.width
             out = []
             for k, (e, p) in enumerate(self.foes):
                 if e.state["conds"] and K.has(e.state, "helpless"):
@@ -244,34 +237,43 @@ class StarfinderView(DefaultView):
                 full = max(pp.md, 2 * pp.md * max(0.0, pp.mp - 0.2) / pp.mp) if pp.mp > 0 else pp.md
                 hidden = NO_LINE_SHARE * pp.shot(0, "none")[1] if pp.r_pens is not None else 0.0
                 walk = speed_squares(e) + max(1, p.m_feet // 5) if pp.m_feet else -1
-                out.append((k, e, p, e.pos, pp.m_feet, walk, full, pp.md, hidden))
+                out.append((k, e.pos, e.pos[1] * w + e.pos[0], pp, pp.m_feet, walk, full, pp.md, hidden))
             self._threat_parts = out
         return self._threat_parts
 
     def threat(self, pos) -> float:
         got = self._threat.get(pos)
         if got is None:
-            me, strike, enc = self.me, E.strikes, self.enc
-            g = enc.grid
+            g = self.enc.grid
             i = pos[1] * g.width + pos[0]
             walks = None
             got = 0.0
-            for k, e, p, epos, feet, walk, full, blow, hidden in self._threats():
-                mp, md, rp, rd = strike(enc, p, me, epos, pos)
-                best = full if md > 0 else 0.0   # in reach without moving: a full attack if it pays
-                if md <= 0 and feet:
-                    if walks is None:
-                        walks = self._walk_fields()
-                    steps = walks[k].get(i)
-                    if steps is not None and steps <= walk:
-                        best = blow
-                if rd > 0:
-                    if rp > 0.2:
-                        rd = max(rd, 2 * rd * (rp - 0.2) / rp)
-                    if rd > best:
-                        best = rd
-                elif best == 0.0:
-                    best = hidden
+            for k, epos, ei, pp, feet, walk, full, blow, hidden in self._threats():
+                best = 0.0
+                if feet:
+                    if within_reach(g, epos, pos, feet):
+                        best = full   # in reach without moving: a full attack if it pays
+                    else:
+                        if walks is None:
+                            walks = self._walk_fields()
+                        steps = walks[k].get(i)
+                        if steps is not None and steps <= walk:
+                            best = blow
+                pens = pp.r_pens
+                if pens is not None:
+                    d = g.distance(epos, pos)
+                    pen = pens[d] if d < len(pens) else None
+                    rd = 0.0
+                    if pen is not None:
+                        los, loe, cover = g.sight(ei, i)
+                        if los and loe:
+                            rp, rd = pp.shot(pen, cover)
+                            if rp > 0.2:
+                                rd = max(rd, 2 * rd * (rp - 0.2) / rp)
+                            if rd > best:
+                                best = rd
+                    if rd <= 0 and best == 0.0:
+                        best = hidden
                 got += best
             self._threat[pos] = got
         return got
@@ -290,25 +292,22 @@ class StarfinderView(DefaultView):
             for (e, p), walk in zip(self.foes, self._walk_fields()):
                 steps = walk.get(i)
                 if steps is not None and steps <= limit:
-                    mp, md, _, _ = self.strike(me, e.pos, p, e.pos)
-                    if md <= 0:  # standing on it: as from the next square
-                        ac = p.ac[(me.m_energy, True)]
-                        mp = E.p_hit(me.m_bonus, ac) * me.miss
-                        md = (mp + E.p_crit(me.m_bonus, ac) * me.miss) * E._damage(me.m_mean, p, me.m_types)
-                    got.append((e, Estimate(mp, md, kill_guess(mp, md, e.hp))))
+                    pp = E.pair(me, p)
+                    if pp.m_feet:
+                        got.append((e, Estimate(pp.mp, pp.md, kill_guess(pp.mp, pp.md, e.hp))))
             self._reach[pos] = got
         return got
 
     def danger(self, e: "Unit") -> float:
         got = self._danger.get(e.id)
         if got is None:
-            mp, md, rp, rd = self.strike(E.profile(self.rs, self.enc, e), e.pos, self.me, self.a.pos)
+            mp, md, rp, rd = E.strikes(self.enc, E.profile(self.rs, self.enc, e), self.me, e.pos, self.a.pos)
             got = max(md, rd)
             if got <= 0:  # not in reach now: what one blow or shot would do
                 p = E.profile(self.rs, self.enc, e)
                 got = self._melee_on_me(p) if p.m is not None else 0.0
                 if p.r is not None:
-                    got = max(got, self.strike(p, self.a.pos, self.me, self.a.pos)[3])
+                    got = max(got, E.strikes(self.enc, p, self.me, self.a.pos, self.a.pos)[3])
             self._danger[e.id] = got
         return got
 
@@ -358,7 +357,7 @@ class StarfinderView(DefaultView):
             return Estimate(p, p * self._maneuver_worth(action, t))
         if action == "feint":
             p = rs.estimate(enc, a, d).hit_chance
-            mp, md, rp, rd = self.strike(self.me, a.pos, E.profile(rs, enc, t), t.pos)
+            mp, md, rp, rd = E.strikes(enc, self.me, E.profile(rs, enc, t), a.pos, t.pos)
             return Estimate(p, p * 0.1 * max(md, rd, 1.0))
         if action == "harrying_fire":
             p = rs.estimate(enc, a, d).hit_chance
