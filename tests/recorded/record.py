@@ -138,15 +138,15 @@ class _State:
                   block(u.tactics)) for u in enc.units]
         return json.dumps([enc.ruleset, enc.name, g.rows, g.legend, g.metric, sorted(g.open_doors), sorted(g.broken),
                            units, enc.round, enc.order, sorted(enc.initiative.items()), enc.turn, enc.phase_index,
-                           sorted((k, [list(d) for d in v]) for k, v in enc.pending.items()), enc.budget, enc.flags,
+                           sorted((k, [d.to_dict() for d in v]) for k, v in enc.pending.items()), enc.budget, enc.flags,
                            enc.extra, enc.round_limit, enc.winner], sort_keys=True, default=str)
 
 
 class _Texts(dict):
-    """The repr of each decision, made once: legal lists are long and their decisions recur."""
+    """Each decision as JSON (`Decision.to_dict`), made once: legal lists are long and their decisions recur."""
 
     def __missing__(self, d) -> str:
-        got = self[d] = repr(d)
+        got = self[d] = json.dumps(d.to_dict(), separators=(",", ":"))
         return got
 
     def of(self, decisions) -> bytes:
@@ -249,7 +249,7 @@ def play(rid: str, case: dict, seen: Counter | None = None) -> Iterator[tuple[st
                 h.update(repr(rs.unit_features(enc, u)).encode())
                 h.update(repr([rs.threat_estimate(enc, u, t) for t in enc.units if t is not u]).encode())
             _what_ifs(b, legal, look, state, texts, h)
-            h.update(repr([(d, round(s, 9)) for d, s in explainer.explain(b)]).encode())
+            h.update(repr([(texts[d], round(s, 9)) for d, s in explainer.explain(b)]).encode())
             if figures is not None and k % (2 * SAMPLE) == 0:
                 figures(b, look, h)
         player = first if actor.side == rs.sides[0] else second
