@@ -9,6 +9,9 @@ reference (`HeuristicPolicy.native = False`), and hashes each battle's decisions
 the raw scores `explain` gives at each decision (every square, the tie-breaking jitter included). Two recordings of
 the same rules must agree battle by battle. To keep the rules fixed while they change elsewhere, run it on a git
 worktree of a fixed commit (PYTHONPATH=<worktree>) before and after applying the change there.
+
+The committed check is tests/recorded (the heuristic's choices in its recorded battles, its `explain` scores at
+sampled decision points); this tool plays many more battles, on both paths, for a change that needs more.
 """
 from __future__ import annotations
 
