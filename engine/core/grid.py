@@ -275,6 +275,20 @@ class Grid:
         ob, br = self.open_doors, self.broken
         return (frozenset(ob), frozenset(br)) if ob or br else None
 
+    def door_memo(self, name: str, cap: int | None = None) -> dict:
+        """A rules memo kept with the map's shared geometry under `name`, one per state of its doors and broken
+        objects (32 states at most); emptied when it holds more than `cap` entries."""
+        tables = self._geometry.memo.setdefault(name, {})
+        key = self._door_key()
+        got = tables.get(key)
+        if got is None:
+            if len(tables) > 32:
+                tables.clear()
+            got = tables[key] = {}
+        elif cap is not None and len(got) > cap:
+            got.clear()
+        return got
+
     def reachable(self, start: tuple[int, int], budget: int, no_pass: Iterable[int] = (),
                   no_stop: Iterable[int] = ()) -> dict[int, int]:
         """Squares (flat index -> cost in squares) reachable from `start` within `budget`.

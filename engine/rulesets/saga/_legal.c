@@ -63,7 +63,7 @@ enum { C_END, C_FIGHT_DEFENSIVELY, C_TOTAL_DEFENSE, C_BREAK_GRAB, C_STAND_UP, C_
 /* set by setup(): */
 static PyObject *CONST[N_C];        /* END and the module constants of ruleset.py */
 static PyObject *TARGET_FN, *OPTION_FN, *SQUARES_FN, *RANGES, *SIZE_ORDER;
-/* Decision objects from _target_decision / _option_decision, per action by target / option (those memos are
+/* Decision objects from target_decision / option_decision (engine/core/decision.py), per action by target / option (those memos are
  * never cleared, so what they returned once they return for good). */
 static PyObject *TCACHE[N_T], *OCACHE[N_O];
 static PyObject *T_STR[N_T], *O_STR[N_O], *Q_STR[N_Q];

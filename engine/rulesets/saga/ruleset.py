@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.core.decision import END, Decision
+from engine.core.decision import END, Decision, option_decision, square_decisions, target_decision
 from engine.core.dice import Dice
 from engine.core.economy import Economy
 from engine.core.events import Event, new_event
@@ -72,66 +72,12 @@ _FIGHT_DEFENSIVELY, _TOTAL_DEFENSE, _BREAK_GRAB = (Decision("fight_defensively")
                                                    Decision("break_grab"))
 _STAND_UP, _STAND_UP_ACROBATICS, _AIM = Decision("stand_up"), Decision("stand_up_acrobatics"), Decision("aim")
 _SECOND_WIND, _FALL_PRONE, _RECOVER = Decision("second_wind"), Decision("fall_prone"), Decision("recover")
-_BY_TARGET: dict[tuple[str, int], Decision] = {}
-_BY_OPTION: dict[tuple[str, int], Decision] = {}
-
-
-def _target_decision(action: str, target: int) -> Decision:
-    got = _BY_TARGET.get((action, target))
-    if got is None:
-        got = _BY_TARGET[(action, target)] = Decision(action, target)
-    return got
-
-
-def _option_decision(action: str, option: int) -> Decision:
-    got = _BY_OPTION.get((action, option))
-    if got is None:
-        got = _BY_OPTION[(action, option)] = Decision(action, option=option)
-    return got
-
-
-class _SquareDecisions(dict):
-    """action -> [Decision(action, square=(x, y)) for every square index], built on first use."""
-
-    def __init__(self, g):
-        super().__init__()
-        self.xy = [g.xy(i) for i in range(g.width * g.height)]
-
-    def __missing__(self, action: str) -> list[Decision]:
-        got = self[action] = [Decision(action, square=xy) for xy in self.xy]
-        return got
-
-
-_SQUARE_DECISIONS: dict[tuple[int, int], _SquareDecisions] = {}
-
-
-def _square_decisions(g) -> _SquareDecisions:
-    """The interned square decisions of maps of g's size (decisions are immutable: shared by every map)."""
-    got = _SQUARE_DECISIONS.get((g.width, g.height))
-    if got is None:
-        if len(_SQUARE_DECISIONS) > 64:
-            _SQUARE_DECISIONS.clear()
-        got = _SQUARE_DECISIONS[(g.width, g.height)] = _SquareDecisions(g)
-    return got
-
-
-def _per_doors(g, name: str) -> dict:
-    """A memo kept with the map's shared geometry, one per state of its doors and broken objects."""
-    geo = g._geometry
-    tables = geo.memo.setdefault(name, {})
-    key = g._door_key()
-    got = tables.get(key)
-    if got is None:
-        if len(tables) > 32:
-            tables.clear()
-        got = tables[key] = {}
-    return got
 
 
 def _run_rays(g, s: int) -> tuple:
     """From square s, per direction of DIRECTIONS: the squares a run can pass as (index, (x, y), cost so far),
     up to the map edge, a square nobody can stand in or a wall corner cut (other units are checked later)."""
-    table = _per_doors(g, "saga_run_rays")
+    table = g.door_memo("saga_run_rays")
     got = table.get(s)
     if got is None:
         rays = []
@@ -161,7 +107,7 @@ def _run_rays(g, s: int) -> tuple:
 
 def _charge_lines(g) -> dict:
     """(start index * squares + end index) -> `_charge_line` result, per map and door state."""
-    table = _per_doors(g, "saga_charge_lines")
+    table = g.door_memo("saga_charge_lines")
     if len(table) > 100_000:
         table.clear()
     return table
@@ -302,7 +248,7 @@ class SagaRuleset(Ruleset):
         may_attack = not s["no_attacks"] and not held
         w = g.width
         here = a.pos[1] * w + a.pos[0]
-        decs = _square_decisions(g)
+        decs = square_decisions(g)
 
         if mv and can_walk:
             reach = g.reachable(a.pos, speed, [e.pos[1] * w + e.pos[0] for e in enemies],
@@ -348,31 +294,31 @@ class SagaRuleset(Ruleset):
                 r_ok = (ranges is not None and sight[0] and sight[1] and dist <= ranges[-1]
                         and not any(i in occ_idx for i in g._geometry.line(here, ie)))
                 if m_ok:
-                    out.append(_target_decision("melee_attack", eid))
+                    out.append(target_decision("melee_attack", eid))
                 if r_ok:
-                    out.append(_target_decision("ranged_attack", eid))
+                    out.append(target_decision("ranged_attack", eid))
                 if m_ok or r_ok:
-                    out.append(_target_decision("aid_attack", eid))
-                    out.append(_target_decision("suppress", eid))
+                    out.append(target_decision("aid_attack", eid))
+                    out.append(target_decision("suppress", eid))
                     if self._holding(e):
-                        out.append(_target_decision("attack_held_object", eid))
+                        out.append(target_decision("attack_held_object", eid))
                         if m_ok or ranged_disarm:
-                            out.append(_target_decision("disarm", eid))
+                            out.append(target_decision("disarm", eid))
                     if two_w:
-                        out.append(_target_decision("full_attack", eid))
+                        out.append(target_decision("full_attack", eid))
                 if (charge and self._charge_in_range(g, a.pos, e.pos, speed, a_reach)
                         and self._can_charge(enc, a, e, occ, speed, a_reach)):
-                    out.append(_target_decision("charge", eid))
+                    out.append(target_decision("charge", eid))
                 if can_grab and dist <= 1 and C.size_steps(a, e) <= 1:
-                    out.append(_target_decision("grab", eid))
+                    out.append(target_decision("grab", eid))
                     if grapple_feat:
-                        out.append(_target_decision("grapple", eid))
+                        out.append(target_decision("grapple", eid))
             da = decs["attack_object"]
             out += [da[i] for i in self._object_squares(enc, a, melee_w, ranged_w)]
         if full and may_attack:
             for u in units:
                 if u.side != side and u.down and not u.dead and self._cdg_ok(enc, a, u):
-                    out.append(_target_decision("coup_de_grace", u.id))
+                    out.append(target_decision("coup_de_grace", u.id))
         if std:
             out.append(_FIGHT_DEFENSIVELY)
             out.append(_TOTAL_DEFENSE)
@@ -382,9 +328,9 @@ class SagaRuleset(Ruleset):
         # draw / holster / manipulate / stand up
         if econ.can_pay(b, self._draw_cost(a)):
             for n in self._drawable(a):
-                out.append(_option_decision("draw", n))
+                out.append(option_decision("draw", n))
             for n in self._holsterable(a):
-                out.append(_option_decision("holster", n))
+                out.append(option_decision("holster", n))
         if mv:
             dm = decs["manipulate"]
             out += [dm[i] for i in self._manipulable(enc, a)]
@@ -394,21 +340,21 @@ class SagaRuleset(Ruleset):
             if s["prone"] and "acrobatics" in a.stats["trained"]:
                 out.append(_STAND_UP_ACROBATICS)
             for n in range(len(a.stats["items"])):
-                out.append(_option_decision("activate_item", n))
+                out.append(option_decision("activate_item", n))
             if (not s["aimed"] and ranged_w is not None and may_attack and econ.can_pay(b, "swift", times=2)
                     and any(self._clear_shot(enc, a, e, ranged_w) for e in enemies)):
                 out.append(_AIM)
             if self._wind_problem(a) is None:
                 out.append(_SECOND_WIND)
             for n in self._holsterable(a):
-                out.append(_option_decision("drop_item", n))
+                out.append(option_decision("drop_item", n))
             if not s["prone"]:
                 out.append(_FALL_PRONE)
             if s["ct"] > 0 and not a.stats["persistent"]:
                 out.append(_RECOVER)
             for n in self._holsterable(a):
                 if len(a.stats["weapons"][n]["modes"]) > 1:
-                    out.append(_option_decision("switch_mode", n))
+                    out.append(option_decision("switch_mode", n))
         return out
 
     def _can_charge(self, enc: Encounter, a: Unit, t: Unit, occ: dict, speed: int, reach: int) -> bool:
@@ -1148,7 +1094,7 @@ class SagaRuleset(Ruleset):
         t = enc.units[trigger.provoker]
         if unit.state["aoo_used"] or not self.threatens(unit) or t.down or unit.down:
             return []
-        return [_target_decision("attack_of_opportunity", t.id), DECLINE]
+        return [target_decision("attack_of_opportunity", t.id), DECLINE]
 
     def _aoo(self, enc, e: Unit, t: Unit, dice, react, why: str) -> list[Event]:
         if react is None:  # nobody to ask: the usual answer (take it), without building the question
@@ -1749,5 +1695,5 @@ class SagaRuleset(Ruleset):
 RULESET = SagaRuleset()
 if _legal is not None:
     _legal.setup(END, _FIGHT_DEFENSIVELY, _TOTAL_DEFENSE, _BREAK_GRAB, _STAND_UP, _STAND_UP_ACROBATICS, _AIM,
-                 _SECOND_WIND, _FALL_PRONE, _RECOVER, _target_decision, _option_decision, _square_decisions, RANGES,
+                 _SECOND_WIND, _FALL_PRONE, _RECOVER, target_decision, option_decision, square_decisions, RANGES,
                  SIZE_ORDER, Unit)

@@ -71,24 +71,10 @@ def reaches(g: "Grid", square: tuple[int, int], point: Point) -> bool:
     return clear(g, (square[0] + 0.5, square[1] + 0.5), point)
 
 
-def _memo(g: "Grid", name: str) -> dict:
-    geo = g._geometry
-    tables = geo.memo.setdefault(name, {})
-    key = g._door_key()
-    got = tables.get(key)
-    if got is None:
-        if len(tables) > 32:
-            tables.clear()
-        got = tables[key] = {}
-    elif len(got) > 20000:
-        got.clear()
-    return got
-
-
 def targetable(g: "Grid", square: tuple[int, int], max_squares: int) -> tuple[tuple[Point, int], ...]:
     """(intersection, distance in squares) of every intersection a decision can name that lies within
     `max_squares` of `square` and in its line of effect; cached per map, door state, square and range."""
-    memo = _memo(g, "starfinder_points")
+    memo = g.door_memo("starfinder_points", cap=20000)
     key = (square, max_squares)
     got = memo.get(key)
     if got is None:
@@ -106,7 +92,7 @@ def targetable(g: "Grid", square: tuple[int, int], max_squares: int) -> tuple[tu
 def blast(g: "Grid", point: Point, radius_ft: int) -> frozenset[tuple[int, int]]:
     """Squares a burst of `radius_ft` from an intersection fills: open squares whose far corner is within the radius
     and whose centre the intersection has line of effect to."""
-    memo = _memo(g, "starfinder_blasts")
+    memo = g.door_memo("starfinder_blasts", cap=20000)
     key = (point, radius_ft)
     got = memo.get(key)
     if got is None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from engine.core.decision import END, Decision
+from engine.core.decision import END, Decision, option_decision, square_decisions, target_decision
 from engine.core.dice import Dice
 from engine.core.economy import Economy
 from engine.core.errors import InputError
@@ -59,41 +59,8 @@ def _load_catalogue(path: Path) -> tuple[dict[str, ActionSpec], dict[str, Action
 _CATALOGUE, _REACTIONS = _load_catalogue(_HERE / "actions.yaml")
 
 # ---- interned decisions (legal_actions returns the same objects each time) ------------------------------------------
-_BY_TARGET: dict[tuple[str, int], Decision] = {}
-_BY_OPTION: dict[tuple[str, int], Decision] = {}
-_SQUARE_TABLES: dict[tuple[str, int, int], list[Decision]] = {}
 _PLAIN = {k: Decision(k) for k in ("fight_defensively", "total_defense", "concentrate", "dismiss", "escape",
                                    "stand_up", "shake_off", "drop_prone")}
-
-
-def _t(action: str, target: int) -> Decision:
-    got = _BY_TARGET.get((action, target))
-    if got is None:
-        got = _BY_TARGET[(action, target)] = Decision(action, target)
-    return got
-
-
-def _o(action: str, option: int) -> Decision:
-    got = _BY_OPTION.get((action, option))
-    if got is None:
-        got = _BY_OPTION[(action, option)] = Decision(action, option=option)
-    return got
-
-
-def _s(action: str, square: tuple[int, int]) -> Decision:
-    return Decision(action, square=square)
-
-
-def squares_table(action: str, g) -> list[Decision]:
-    """Decision(action, square=(x, y)) for every flat index of maps of g's size, built once (decisions are
-    immutable: shared by every map of that size)."""
-    key = (action, g.width, g.height)
-    got = _SQUARE_TABLES.get(key)
-    if got is None:
-        if len(_SQUARE_TABLES) > 256:
-            _SQUARE_TABLES.clear()
-        got = _SQUARE_TABLES[key] = [Decision(action, square=xy) for xy in g._geometry.xys]
-    return got
 
 
 def charge_ends(g, start: tuple[int, int], target: tuple[int, int], feet: int) -> list[tuple[int, tuple[int, int]]]:
@@ -362,19 +329,19 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
                 blockers = [u.pos[1] * w + u.pos[0] for u in enemies]
                 friends = [u.pos[1] * w + u.pos[0] for u in enc.units if not u.down and u.side == a.side and u is not a]
                 if not prone:
-                    table = squares_table("move", g)
+                    table = square_decisions(g)["move"]
                     out += [table[i] for i in g.reachable(a.pos, speed, blockers, friends) if i != here]
-                table = squares_table("crawl" if prone else "guarded_step", g)
+                table = square_decisions(g)["crawl" if prone else "guarded_step"]
                 out += [table[i] for i in g.reachable(a.pos, 1, blockers, friends) if i != here]
             if prone or "off_kilter" in conds:
                 out.append(_PLAIN["stand_up"])
             for n in self._drawable(a):
-                out.append(_o("draw", n))
+                out.append(option_decision("draw", n))
             for n in s["wield"]:
                 if ws[n]["capacity"] and s["ammo"][n] < ws[n]["capacity"]:
-                    out.append(_o("reload", n))
+                    out.append(option_decision("reload", n))
             for n in self._on_ground(enc, a):
-                out.append(_o("pick_up", n))
+                out.append(option_decision("pick_up", n))
         if mv and s["tricks"]:
             out.append(_PLAIN["shake_off"])
         if sw and not prone and not pinned:
@@ -396,34 +363,34 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
                 shot_ok = r is not None and self.can_shoot(enc, a, e, r)
                 if std:
                     if melee_ok:
-                        out.append(_t("melee_attack", eid))
+                        out.append(target_decision("melee_attack", eid))
                     if shot_ok:
-                        out.append(_t("ranged_attack", eid))
-                        out.append(_t("harrying_fire", eid))
+                        out.append(target_decision("ranged_attack", eid))
+                        out.append(target_decision("harrying_fire", eid))
                     if th is not None and self.can_shoot(enc, a, e, th):
-                        out.append(_t("throw", eid))
+                        out.append(target_decision("throw", eid))
                     out += self._maneuvers(enc, a, e, m, melee_ok)
                 if full:
                     if melee_ok and m_full:
-                        out.append(_t("full_attack_melee", eid))
+                        out.append(target_decision("full_attack_melee", eid))
                     if shot_ok and r_full:
-                        out.append(_t("full_attack_ranged", eid))
+                        out.append(target_decision("full_attack_ranged", eid))
                     if can_charge and self.charge_end(enc, a, e, occupied) is not None:
-                        out.append(_t("charge", eid))
+                        out.append(target_decision("charge", eid))
             if std:
                 x = self.explode_weapon(a)
                 if x is not None:
                     wx = ws[x]
                     reach = wx["range"] * wx["increments"] // 5
-                    table = squares_table("explode_attack", g)
+                    table = square_decisions(g)["explode_attack"]
                     out += [table[p[1] * w + p[0]] for p, _ in A.targetable(g, a.pos, reach)]
                 if r is not None:
-                    out += [_t("covering_fire", u.id) for u in enc.units
+                    out += [target_decision("covering_fire", u.id) for u in enc.units
                             if not u.down and u.side == a.side and u is not a]
             if full:
-                out += [_t("coup_de_grace", u.id) for u in self._helpless_foes(enc, a)]
+                out += [target_decision("coup_de_grace", u.id) for u in self._helpless_foes(enc, a)]
         elif std and pinned and s["grappled_by"] is not None:
-            out += [_t("grapple", s["grappled_by"])]
+            out += [target_decision("grapple", s["grappled_by"])]
         if len(out) > attacks_before and not flags.get("defensive") and not flags.get("attacked"):
             out.append(_PLAIN["fight_defensively"])
 
@@ -432,7 +399,7 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
             if not pinned:
                 for e in enemies:
                     if self._can_feint(enc, a, e):
-                        out.append(_t("feint", e.id))
+                        out.append(target_decision("feint", e.id))
             out.append(_PLAIN["total_defense"])
             if s["concentrated"] < enc.round and any(x[3] == "concentration" for x in s["sustained"]):
                 out.append(_PLAIN["concentrate"])
@@ -445,12 +412,12 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         # ---- full-action movement ----
         if full and not stuck and not prone and speed > 0:
             if not K.has(s, "no_run"):
-                table = squares_table("run", g)
+                table = square_decisions(g)["run"]
                 out += [table[sq[1] * w + sq[0]] for sq in self.run_squares(enc, a)]
             if "blinded" not in conds:
                 blockers = [u.pos[1] * w + u.pos[0] for u in enemies]
                 friends = [u.pos[1] * w + u.pos[0] for u in enc.units if not u.down and u.side == a.side and u is not a]
-                table = squares_table("withdraw", g)
+                table = square_decisions(g)["withdraw"]
                 out += [table[i] for i in g.reachable(a.pos, 2 * speed, blockers, friends) if i != here]
         return out
 
@@ -463,14 +430,14 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
                 if e.down or e.side == a.side:
                     continue
                 if m is not None and not a.stats["weapons"][m]["unwieldy"] and self.can_melee(enc, a, e, m):
-                    out.append(_t("next_melee", e.id))
+                    out.append(target_decision("next_melee", e.id))
                 if r is not None and not a.stats["weapons"][r]["unwieldy"] and self.can_shoot(enc, a, e, r):
-                    out.append(_t("next_ranged", e.id))
+                    out.append(target_decision("next_ranged", e.id))
             return out
         if kind == "ability":
             return self._ability_targets(enc, a, p)
         if kind == "reposition":
-            table = squares_table("reposition_to", enc.grid)
+            table = square_decisions(enc.grid)["reposition_to"]
             w = enc.grid.width
             return [table[y * w + x] for x, y in self.reposition_squares(enc, a, enc.units[p["target"]], p["feet"])]
         return []
