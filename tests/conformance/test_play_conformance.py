@@ -126,3 +126,22 @@ def test_the_heuristic_fights_and_beats_random_in_both_seats(rid):
         wins += b.enc.winner == mine
     assert attacks >= battles, f"the heuristic made {attacks} attacks in {battles} battles"
     assert wins / battles >= 0.8, f"the heuristic won {wins} of {battles} against random"
+
+
+@pytest.mark.parametrize("rid", RULESETS)
+def test_every_legal_decision_can_be_typed_at_the_table(rid):
+    """The autopilot's words (the core's and the ruleset's words.yaml) type each legal decision and read it back."""
+    from agents.autopilot.words import command_for, parse_decision
+
+    checked = 0
+    for seed in range(3):
+        b = _battle(rid, 700 + seed)
+        p = RandomPolicy(seed)
+        for _ in range(40):
+            if b.over:
+                break
+            for d in b.legal():
+                assert parse_decision(command_for(d, b.enc, b.ruleset), b) == d, command_for(d, b.enc, b.ruleset)
+                checked += 1
+            b.step(p.choose(b))
+    assert checked > 100
