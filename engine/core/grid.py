@@ -339,20 +339,42 @@ class Grid:
         return self._search_py(self._geometry.transitions(self, dk), s, budget, blocked)
 
     def _search_py(self, trans, s: int, budget: int, blocked) -> dict[int, int]:
-        """Dijkstra over (square, diagonal parity) states with a bucket per cost; each bucket is sorted so
-        states are settled in (cost, square, parity) order, as a binary heap would (same dict order out)."""
+        """`reachable`'s search in Python: `reach_from` seeded with the start square at no cost."""
         if budget <= 0:
             return {s: 0}
+        return self.reach_from([(2 * s, 0)], budget, blocked, trans)
+
+    def seeds_after(self, start: tuple[int, int], firsts) -> list[tuple[int, int]]:
+        """The seeds of a move from start whose first step enters one of `firsts` ((square index, cost) pairs, the
+        step chosen by the rules: a withdrawal's first square): that square's state after the step (parity 1 after a
+        diagonal step under the alternating metric) and its cost, for `reach_from` and `path_from`."""
+        alternating = self.metric == "alternating"
+        w = self.width
+        return [(2 * i + (alternating and i % w != start[0] and i // w != start[1]), c) for i, c in firsts]
+
+    def reach_from(self, seeds, budget: int, blocked, trans=None) -> dict[int, int]:
+        """Squares (flat index -> least cost) a move reaches within `budget` from its seeds ((state, cost spent):
+        a state is `2 * square + parity`, parity an odd number of diagonals so far under 'alternating'), entering
+        none of `blocked` (but for the seeds'), in the order the search first reaches them (the seeds' squares
+        first). Dijkstra over
+        states with a bucket per cost, each bucket sorted so states settle in (cost, state) order, as a binary heap
+        would. A move that goes on past its first square keeps the diagonal count of the whole move."""
+        if trans is None:
+            trans = self._geometry.transitions(self, self._door_key())
         big = 1 << 30
         seen = [big] * len(trans)
         for j in blocked:  # never entered: as if already reached at no cost
             seen[2 * j] = seen[2 * j + 1] = -1
-        seen[2 * s] = 0
-        cost_of = [big] * (len(trans) // 2)
-        cost_of[s] = 0
-        order = [s]
-        buckets: list[list[int]] = [[] for _ in range(budget + 1)]
-        buckets[0].append(2 * s)
+        cost_of: dict[int, int] = {}
+        buckets: list[list[int]] = [[] for _ in range(max(budget, 0) + 1)]
+        for state, c in seeds:  # a seed stands where it stands, even on a square the move may not enter
+            if c > budget or 0 <= seen[state] <= c:
+                continue
+            seen[state] = c
+            j = state >> 1
+            if c < cost_of.get(j, big):
+                cost_of[j] = c
+            buckets[c].append(state)
         for cost in range(budget):  # states at the full budget cannot move on: their bucket needs no visit
             bucket = buckets[cost]
             if not bucket:
@@ -366,13 +388,10 @@ class Grid:
                     if c > budget or seen[nxt] <= c:
                         continue
                     seen[nxt] = c
-                    old = cost_of[j]
-                    if c < old:
-                        if old == big:
-                            order.append(j)
+                    if c < cost_of.get(j, big):
                         cost_of[j] = c
                     buckets[c].append(nxt)
-        return {j: cost_of[j] for j in order}
+        return cost_of
 
     def path(self, start: tuple[int, int], goal: tuple[int, int], budget: int, no_pass: Iterable[int] = (),
              danger: dict[int, int] | None = None) -> list[tuple[int, int]] | None:
@@ -408,11 +427,20 @@ class Grid:
 
     def _path_py(self, s: int, g: int, budget: int, blocked: set[int], danger: dict[int, int]
                  ) -> list[tuple[int, int]] | None:
-        """`path` in Python (flat indices in; used when the C module is not built)."""
+        """`path` in Python (flat indices in; used when the C module is not built): `path_from` seeded with the start
+        square at no cost, the start left out."""
+        got = self.path_from([(2 * s, 0)], g, budget, blocked, danger)
+        return None if got is None else got[1:]
+
+    def path_from(self, seeds, g: int, budget: int, blocked, danger) -> list[tuple[int, int]] | None:
+        """The walk from the seeds (as `reach_from` takes them) to square g within budget, entering none of `blocked`,
+        that leaves the fewest dangerous squares (`danger[i]` truthy: leaving i provokes; a seed's own step is the
+        mover's business), then costs least: its squares, the seed's first, or None."""
         trans = self._geometry.transitions(self, self._door_key())
         floor, xys = self.walk_floor, self._geometry.xys
         goal = self.xy(g)
-        heap = [(0, 0, s, 0, ())]
+        heap = [(0, c, state >> 1, state & 1, (state >> 1,)) for state, c in seeds if c <= budget]
+        heapq.heapify(heap)
         # Items come off the heap in (provocations, cost, square, parity, trail) order, so the first at the
         # goal is the least such walk. An item dominated (<= provocations and <= cost) by one already taken
         # off at the same (square, parity) can never lead to a smaller walk, so it is dropped when pushed.

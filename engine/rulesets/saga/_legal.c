@@ -409,7 +409,7 @@ static void sight(const Ctx *c, int a, int b, int *buf, int *los, int *loe) {
 /* Squares reachable within budget through no enemy square from the seeds (n_seeds pairs of search state
  * 2 * square + parity and the cost already spent there; a move from s: the one seed 2 * s at 0), in the order the
  * search first reaches them (the seeds' squares first, in seed order; the dict order of Grid.reachable before its
- * no_stop squares are dropped, or of movement.seeded_reach); the count, or -1 on error. The moves are the map's
+ * no_stop squares are dropped, or of Grid.reach_from); the count, or -1 on error. The moves are the map's
  * transitions (grid._Geometry.flat_transitions) made on the fly: into passable squares, no diagonal cutting a
  * wall's corner (the map's walls), difficult terrain and low objects double, and under the 'alternating' metric
  * every second diagonal double. A state enters a cost's bucket at most once (only a lower cost pushes it again,
@@ -969,7 +969,7 @@ static int can_charge(const Ctx *c, const Rec *t, int speed, int reach, int *buf
 }
 
 /* the withdraw decisions: SagaRuleset._withdraw_squares, one search of half speed seeded with the first squares
- * (_withdraw_firsts, in Grid.within order, movement.seeds_after) in the order it reaches them, allies' squares and
+ * (_withdraw_firsts, in Grid.within order, Grid.seeds_after) in the order it reaches them, allies' squares and
  * the actor's own left out */
 static int add_withdraws(Ctx *c, int speed, int *threat, long *treach, int *order) {
     int half = (int)floordiv2(speed), ends[9], seeds[18], n_seeds = 0, n_ends, e, n, k, rc;

@@ -18,7 +18,6 @@ from engine.core.state import Encounter
 from engine.core.units import Unit
 
 from . import combat as C
-from . import movement as M
 from . import narration as N
 from . import observe as O
 from . import stats as S
@@ -1018,7 +1017,7 @@ class SagaRuleset(Ruleset):
     def _r_withdraw(self, enc, a, d, dice, react):
         g = enc.grid
         firsts = self._withdraw_firsts(enc, a)
-        path = M.seeded_path(g, M.seeds_after(g, a.pos, firsts), g.index(*d.square), C.speed(a) // 2,
+        path = g.path_from(g.seeds_after(a.pos, firsts), g.index(*d.square), C.speed(a) // 2,
                              self._enemy_squares(enc, a), self._threats(enc, a))
         origin = a.pos
         ev = self._walk(enc, a, path[:1], dice, react, how="withdraws", safe=True)
@@ -1353,8 +1352,8 @@ class SagaRuleset(Ruleset):
         diagonals counted from the first step on), in the order the search reaches them, allies' squares and a's
         own left out."""
         g = enc.grid
-        seeds = M.seeds_after(g, a.pos, self._withdraw_firsts(enc, a))
-        reach = M.seeded_reach(g, seeds, C.speed(a) // 2, self._enemy_squares(enc, a))
+        seeds = g.seeds_after(a.pos, self._withdraw_firsts(enc, a))
+        reach = g.reach_from(seeds, C.speed(a) // 2, self._enemy_squares(enc, a))
         allies = set(self._ally_squares(enc, a))
         here = g.index(*a.pos)
         return [i for i in reach if i != here and i not in allies]
