@@ -35,7 +35,7 @@ def register(app: typer.Typer) -> None:
         trainer on a do-nothing env (skipped without that config), and per-decision latency of zoo:<ruleset> (or
         of a fresh model). `--json` prints {python, cpus, ..., rulesets: {<id>: {name, engine, heuristic, training,
         latency}}} whatever the number of rulesets."""
-        from agents.bench import TARGETS, run_all, shipped_rulesets, skirmish_config
+        from agents.bench import run_all, shipped_rulesets, skirmish_config, targets_for
         from agents.config import ConfigError, load_config
         from engine.rulesets import available
 
@@ -66,7 +66,7 @@ def register(app: typer.Typer) -> None:
                        + " (`python3 bootstrap.py setup` builds them; it needs a C compiler)")
         for rid, figures in res["rulesets"].items():
             typer.echo(f"{rid} ({figures['name']})")
-            _print_ruleset(figures, TARGETS)
+            _print_ruleset(figures, targets_for(rid))
 
 
 def _print_ruleset(res: dict, targets: dict) -> None:

@@ -15,15 +15,7 @@ from engine.core.policy import RandomPolicy
 from engine.policies.heuristic import HeuristicPolicy
 from engine.rulesets import available
 
-RULESETS = sorted(available())
-
-
-def _battle(rid: str, seed: int) -> Battle:
-    rs = available()[rid]
-    enc = random_encounter(rs, random.Random(seed), 12, 12, sizes=(1, 3))
-    b = Battle(enc, rs, SeededDice(seed))
-    b.start()
-    return b
+from .test_conformance import RULESETS, _battle
 
 
 @pytest.mark.parametrize("rid", RULESETS)

@@ -109,7 +109,8 @@ def test_cli_prints_json_with_the_engine_figure():
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
     assert list(data["rulesets"]) == ["saga"] and data["rulesets"]["saga"]["name"] == "Star Wars Saga Edition"
-    assert data["rulesets"]["saga"]["engine"]["decisions"] > 0 and "targets" in data and data["load_average_1min"] >= 0
+    assert data["rulesets"]["saga"]["engine"]["decisions"] > 0 and data["load_average_1min"] >= 0
+    assert data["targets"]["saga"]["engine_decisions_per_s"] == 20_000  # issue 3's floor, not a later ruleset's
     text = CliRunner().invoke(app, ["bench", "--ruleset", "saga", "--seconds", "0.05", "--only", "engine"])
     assert "decisions/s" in text.output and "saga (Star Wars Saga Edition)" in text.output
     bad = CliRunner().invoke(app, ["bench", "--only", "nonsense"])
@@ -163,3 +164,11 @@ def test_the_c_modules_are_all_built_and_a_missing_one_is_named(monkeypatch):
     monkeypatch.setattr(bench, "missing_c_modules", lambda: ["agents._kernels"])
     text = CliRunner().invoke(app, ["bench", "--ruleset", "saga", "--seconds", "0.05", "--only", "engine"])
     assert "not built, so running in Python" in text.output and "agents._kernels" in text.output
+
+
+def test_rulesets_after_saga_are_held_to_their_own_floors():
+    from agents.bench import targets_for
+
+    assert targets_for("saga")["engine_decisions_per_s"] == 20_000 and targets_for("saga")["train_steps_per_s"] == 3_000
+    later = targets_for("starfinder")
+    assert later["engine_decisions_per_s"] == 5_000 and later["train_steps_per_s"] == 1_000
