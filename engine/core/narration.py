@@ -90,6 +90,10 @@ def _core(e: Event, enc: "Encounter", ruleset: "Ruleset | None") -> str | None:
         how = "killed" if e.get("dead") else "down"
         why = e.get("why")
         return f"{t} is {how}" + (f" ({why})" if why else "")
+    if k == "aoo":  # the attack of opportunity a reaction takes (engine/core/reaction.py); the attack follows
+        return f"{t} provokes an attack of opportunity from {a} ({e.get('why')})"
+    if k == "aoo_declined":
+        return f"{a} lets {t} go (no attack of opportunity)"
     if k == "move":
         if e.get("start") is not None and e.get("start") == e.get("end"):
             return f"{a} is stopped before leaving {square(e.get('start'))}"

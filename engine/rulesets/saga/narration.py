@@ -51,10 +51,6 @@ def narrate(e: Event, enc: "Encounter", rs: "Ruleset") -> str | None:
         if why == "recover":
             return f"{who} recovers one step on the condition track (now {pen})"
         return f"{who} moves to step {e.get('step')} of the condition track ({pen})" + (f": {why}" if why else "")
-    if k == "aoo":
-        return f"{t} provokes an attack of opportunity from {a} ({e.get('why')})"
-    if k == "aoo_declined":
-        return f"{a} lets {t} go (no attack of opportunity)"
     if k == "aim":
         return f"{a} aims (2 swift actions)"
     if k == "aided":

@@ -89,10 +89,6 @@ def narrate(e: Event, enc: "Encounter", rs: "Ruleset") -> str | None:
         if e.get("no_attacks"):
             return f"{a} takes total defense: +{e.get('bonus')} AC, no attacks of opportunity"
         return f"{a} fights defensively: -4 on attacks, +2 AC"
-    if k == "aoo":
-        return f"{t} provokes an attack of opportunity from {a} ({e.get('why')})"
-    if k == "aoo_declined":
-        return f"{a} lets {t} go (no attack of opportunity)"
     if k == "ability":
         left = e.get("left")
         return f"{a} {e.get('verb')} {e.get('ability')}" + (f" ({left} left)" if left is not None and left >= 0 else "")

@@ -927,31 +927,25 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         return [new_event("defensive", a.id, None, {"bonus": 4, "no_attacks": True})]
 
     def _r_covering_fire(self, enc, a, d, dice, react):
-        ally = enc.units[d.target]
-        n = self.ranged_weapon(a)
-        ev, _ = self._shot_provokes(enc, a, dice, react)
-        if a.down:
-            return ev
-        self._use_ammo(a, n)
-        hit, _, more = self._attack(enc, a, ally, n, dice, "covering fire", fixed_ac=15, damage=False)
-        ev += more
-        if hit:
-            ally.state["covered"].append([a.id, a.side, enc.round])
-            ev.append(new_event("covered", a.id, ally.id, {"bonus": 2}))
-        return ev
+        return self._fire_vs_15(enc, a, d, dice, react, "covering fire", "covered")
 
     def _r_harrying_fire(self, enc, a, d, dice, react):
+        return self._fire_vs_15(enc, a, d, dice, react, "harrying fire", "harried")
+
+    def _fire_vs_15(self, enc, a, d, dice, react, why: str, mark: str):
+        """Covering / harrying fire: a shot vs AC 15 that deals no damage; a hit marks the target (an ally covered,
+        an enemy harried) with +2 for this round (its `mark` list of [source, side, round])."""
         t = enc.units[d.target]
         n = self.ranged_weapon(a)
         ev, _ = self._shot_provokes(enc, a, dice, react)
         if a.down:
             return ev
         self._use_ammo(a, n)
-        hit, _, more = self._attack(enc, a, t, n, dice, "harrying fire", fixed_ac=15, damage=False)
+        hit, _, more = self._attack(enc, a, t, n, dice, why, fixed_ac=15, damage=False)
         ev += more
         if hit:
-            t.state["harried"].append([a.id, a.side, enc.round])
-            ev.append(new_event("harried", a.id, t.id, {"bonus": 2}))
+            t.state[mark].append([a.id, a.side, enc.round])
+            ev.append(new_event(mark, a.id, t.id, {"bonus": 2}))
         return ev
 
     def _r_feint(self, enc, a, d, dice, react):
