@@ -55,3 +55,21 @@ class Unit:
 
     def __repr__(self) -> str:
         return f"Unit({self.id}, {self.name!r}, {self.side}, {self.pos}, hp={self.hp}/{self.max_hp})"
+
+
+def stat_block(spec: dict[str, Any], where: str, templates: dict[str, dict], unit_keys: set[str],
+               validate, template_block, ruleset_name: str) -> dict:
+    """The stat block of an encounter entry: its `template`, then any stat overrides (every key not in `unit_keys`),
+    checked by `validate(block, where)`. An entry with a template and no override gets `template_block(name)`: the
+    template's own validated block, shared (stat blocks are replaced, never mutated in place, during play)."""
+    name = spec.get("template")
+    if name is not None and name not in templates:
+        from .errors import InputError
+        raise InputError(f"unknown template '{name}'", where,
+                         f"{ruleset_name} templates: {', '.join(sorted(templates))}")
+    overrides = {k: v for k, v in spec.items() if k not in unit_keys}
+    if name is not None and not overrides:
+        return template_block(name)
+    base = copy.deepcopy(templates[name]) if name is not None else {}
+    base.update(copy.deepcopy(overrides))
+    return validate(base, f"{where} ({spec.get('name')})")

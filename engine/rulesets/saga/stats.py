@@ -10,7 +10,7 @@ import yaml
 
 from engine.core.dice import parse_dice
 from engine.core.errors import InputError
-from engine.core.units import Unit
+from engine.core.units import Unit, stat_block
 
 SIZES = {"fine": -20, "diminutive": -15, "tiny": -10, "small": -5, "medium": 0, "large": 5, "huge": 10,
          "gargantuan": 15, "colossal": 20}
@@ -157,25 +157,14 @@ def _weapon(w: Any, where: str) -> dict:
 
 def make_unit(uid: int, spec: dict, where: str) -> Unit:
     """A unit from an encounter entry: template, then any stat overrides, then play state."""
-    tpl_name = spec.get("template")
-    if tpl_name is not None and tpl_name not in templates():
-        raise InputError(f"unknown template '{tpl_name}'", where, f"Saga templates: {', '.join(sorted(templates()))}")
-    overrides = {k: v for k, v in spec.items() if k not in UNIT_KEYS}
-    if tpl_name is not None and not overrides:
-        # the template's own validated block, shared (every training episode makes units): stat blocks are
-        # replaced, never mutated in place, during play (see Unit.clone)
-        stats = _template_stats(tpl_name)
-    else:
-        base = copy.deepcopy(templates()[tpl_name]) if tpl_name is not None else {}
-        base.update(overrides)
-        stats = validate_stats(base, f"{where} ({spec.get('name')})")
+    stats = stat_block(spec, where, templates(), UNIT_KEYS, validate_stats, _template_stats, "Saga")
     hp = spec.get("hp_now", stats["hp"])
     if type(hp) is not int or not 0 < hp <= stats["hp"]:
         raise InputError(f"'hp_now' of {spec.get('name')} is {hp!r}, not a whole number from 1 to its hp "
                          f"{stats['hp']}", where,
                          f"write hp_now: 1 to {stats['hp']}, or leave it out for full hit points")
     unit = Unit(uid, str(spec["name"]), spec["side"], tuple(spec["at"]), hp, stats["hp"], stats,
-                tpl_name or "", tactics=spec.get("tactics") or {})
+                spec.get("template") or "", tactics=spec.get("tactics") or {})
     unit.state = initial_state(stats)
     return unit
 

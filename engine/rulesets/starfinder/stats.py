@@ -19,7 +19,7 @@ import yaml
 
 from engine.core.dice import parse_dice
 from engine.core.errors import InputError
-from engine.core.units import Unit
+from engine.core.units import Unit, stat_block
 
 from .conditions import CONDITIONS, DIRTY_TRICKS
 
@@ -255,23 +255,14 @@ def validate_stats(block: dict, where: str) -> dict:
 def make_unit(uid: int, spec: dict, where: str) -> Unit:
     """A unit from an encounter entry: a template, then any stat overrides, then a wounded start (`hp_now`,
     `sp_now`)."""
-    tpl = spec.get("template")
-    if tpl is not None and tpl not in templates():
-        raise InputError(f"unknown template '{tpl}'", where, f"Starfinder templates: {', '.join(sorted(templates()))}")
-    overrides = {k: v for k, v in spec.items() if k not in UNIT_KEYS}
-    if tpl is not None and not overrides:
-        stats = _template_stats(tpl)
-    else:
-        base = copy.deepcopy(templates()[tpl]) if tpl is not None else {}
-        base.update(copy.deepcopy(overrides))
-        stats = validate_stats(base, f"{where} ({spec.get('name')})")
+    stats = stat_block(spec, where, templates(), UNIT_KEYS, validate_stats, _template_stats, "Starfinder")
     hp, sp = spec.get("hp_now", stats["hp"]), spec.get("sp_now", stats["sp"])
     if not isinstance(hp, int) or isinstance(hp, bool) or not 0 < hp <= stats["hp"]:
         raise InputError(f"hp_now {hp!r} must be 1..{stats['hp']}", where, "the unit's current Hit Points")
     if not isinstance(sp, int) or isinstance(sp, bool) or not 0 <= sp <= stats["sp"]:
         raise InputError(f"sp_now {sp!r} must be 0..{stats['sp']}", where, "the unit's current Stamina Points")
     unit = Unit(uid, str(spec["name"]), spec["side"], tuple(spec["at"]), hp + sp, stats["hp"] + stats["sp"], stats,
-                tpl or "", tactics=spec.get("tactics") or {})
+                spec.get("template") or "", tactics=spec.get("tactics") or {})
     unit.state = initial_state(stats)
     unit.state["sp"] = sp
     return unit
