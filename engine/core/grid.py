@@ -159,6 +159,26 @@ class Grid:
         g.broken = set(self.broken)
         return g
 
+    # ---- doors --------------------------------------------------------------------------------
+    def doors(self) -> tuple[int, ...]:
+        """The map's door squares (flat indices), open or closed, broken ones included (the terrain never changes:
+        check `broken` and `open_doors` for how each stands now); cached with the map's shared geometry."""
+        geo = self._geometry
+        got = geo.memo.get("doors")
+        if got is None:
+            got = geo.memo["doors"] = tuple(i for i, t in enumerate(self.terrain) if t == "door")
+        return got
+
+    def toggle_door(self, i: int) -> bool:
+        """Open the closed door at square i, or close the open one; True if it is open now."""
+        if self.terrain[i] != "door" or i in self.broken:
+            raise ValueError(f"no door at square {self.xy(i)}")
+        if i in self.open_doors:
+            self.open_doors.discard(i)
+            return False
+        self.open_doors.add(i)
+        return True
+
     # ---- properties of squares ----------------------------------------------------------------
     def passable(self, i: int) -> bool:
         t = self.kind(i)

@@ -90,6 +90,8 @@ def _core(e: Event, enc: "Encounter", ruleset: "Ruleset | None") -> str | None:
         how = "killed" if e.get("dead") else "down"
         why = e.get("why")
         return f"{t} is {how}" + (f" ({why})" if why else "")
+    if k == "door":
+        return f"{a} {'opens' if e.get('open') else 'closes'} the door at {square(e.get('square'))}"
     if k == "aoo":  # the attack of opportunity a reaction takes (engine/core/reaction.py); the attack follows
         return f"{t} provokes an attack of opportunity from {a} ({e.get('why')})"
     if k == "aoo_declined":

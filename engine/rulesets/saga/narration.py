@@ -1,4 +1,4 @@
-"""Saga's sentences: the events of Saga's rules (the condition track, aim, grapples, coups de grace, doors, ...)
+"""Saga's sentences: the events of Saga's rules (the condition track, aim, grapples, coups de grace, ...)
 and the verbs of its attacks. Reached through `SagaRuleset.narrate` and `SagaRuleset.attack_words`; the core
 narrates the rest (engine/core/narration.py)."""
 from __future__ import annotations
@@ -103,8 +103,6 @@ def narrate(e: Event, enc: "Encounter", rs: "Ruleset") -> str | None:
         return f"{a} switches {its()} {e.get('weapon')} to {e.get('mode')}"
     if k == "item":
         return f"{a} {'activates' if e.get('active') else 'deactivates'} {its()} {e.get('item')}"
-    if k == "door":
-        return f"{a} {'opens' if e.get('open') else 'closes'} the door at {square(e.get('square'))}"
     if k == "attack_object":
         res = "hit" if e.get("hit") else "miss"
         return (f"{a} attacks the {e.get('object')} at {square(e.get('square'))}: {e.get('total')} "

@@ -40,15 +40,6 @@ ATTACKS = {"melee_attack", "ranged_attack", "charge", "full_attack", "disarm", "
            "attack_held_object", "aid_attack", "suppress", "grab", "grapple", "attack_object"}
 
 
-def _doors(g) -> tuple[int, ...]:
-    """Door squares of a map (static; kept with the map's shared geometry)."""
-    geo = g._geometry
-    got = geo.memo.get("saga_doors")
-    if got is None:
-        got = geo.memo["saga_doors"] = tuple(i for i, t in enumerate(g.terrain) if t == "door")
-    return got
-
-
 def _cache(enc: Encounter) -> dict:
     """Per-encounter memo of derived geometry (threat maps), keyed by state version.
 
@@ -1134,11 +1125,7 @@ class SagaRuleset(Ruleset):
         g = enc.grid
         i = g.index(*d.square)
         if g.terrain[i] == "door" and i not in g.broken and d.square != a.pos:
-            if i in g.open_doors:
-                g.open_doors.discard(i)
-                return [new_event("door", a.id, None, {"square": d.square, "open": False})]
-            g.open_doors.add(i)
-            return [new_event("door", a.id, None, {"square": d.square, "open": True})]
+            return [new_event("door", a.id, None, {"square": d.square, "open": g.toggle_door(i)})]
         ground = enc.extra.get("ground", {}).get(f"{a.pos[0]},{a.pos[1]}", [])
         item = next(x for x in ground if x["owner"] == a.id)
         ground.remove(item)
@@ -1556,7 +1543,7 @@ class SagaRuleset(Ruleset):
                     out.append(i)
         if ranged_w is not None:
             w = C.weapon(a, ranged_w)
-            for i in _doors(g):
+            for i in g.doors():
                 if g.kind(i) == "door" and i not in out:
                     sq = g.xy(i)
                     if C.range_band(w, g.distance(a.pos, sq)) is not None and g.line_of_sight(a.pos, sq):
@@ -1578,7 +1565,7 @@ class SagaRuleset(Ruleset):
     def _manipulable(self, enc: Encounter, a: Unit) -> list[int]:
         g = enc.grid
         out = []
-        doors = _doors(g)  # the map's door squares (the terrain never changes; open or broken is checked below)
+        doors = g.doors()  # the map's door squares (the terrain never changes; open or broken is checked below)
         if doors:
             for sq in g.within(a.pos, 1):
                 i = g.index(*sq)

@@ -342,6 +342,9 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
                     out.append(option_decision("reload", n))
             for n in self._on_ground(enc, a):
                 out.append(option_decision("pick_up", n))
+            if g.doors():
+                table = square_decisions(g)["open_door"]
+                out += [table[i] for i in self._doors_at_hand(enc, a)]
         if mv and s["tricks"]:
             out.append(_PLAIN["shake_off"])
         if sw and not prone and not pinned:
@@ -454,6 +457,19 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
     def _on_ground(enc: Encounter, a: Unit) -> list[int]:
         ground = enc.extra.get("ground", {})
         return [n for n in a.state["dropped"] if tuple(ground.get(f"{a.id}:{n}", ())) == a.pos]
+
+    @staticmethod
+    def _doors_at_hand(enc: Encounter, a: Unit) -> list[int]:
+        """Door squares next to a (not broken) that it can open or close: an open one only with nobody in the
+        doorway."""
+        g = enc.grid
+        x, y = a.pos
+        w = g.width
+        doors = [i for i in g.doors() if abs(i % w - x) <= 1 and abs(i // w - y) <= 1 and i not in g.broken]
+        if not doors:
+            return doors
+        taken = {u.pos[1] * w + u.pos[0] for u in enc.units if not u.down}
+        return [i for i in doors if i not in g.open_doors or i not in taken]
 
     def _can_feint(self, enc: Encounter, a: Unit, e: Unit) -> bool:
         return (e.stats["intelligent"] and enc.grid.distance(a.pos, e.pos) <= FEINT_RANGE
@@ -704,6 +720,19 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
 
     def _why_pick_up(self, enc, a, d):
         return f"none of {a.name}'s weapons lies in its square"
+
+    def _why_open_door(self, enc, a, d):
+        g = enc.grid
+        if d.square is None or not g.inside(*d.square):
+            return "name the door's square (x, y) on the map"
+        i = g.index(*d.square)
+        if g.terrain[i] != "door" or i in g.broken:
+            return f"there is no door at {d.square}"
+        if g.distance(a.pos, d.square) > 1:
+            return f"the door at {d.square} is not next to {a.name}"
+        if "pinned" in a.state["conds"]:
+            return f"{a.name} is pinned"
+        return f"someone stands in the doorway at {d.square}: the door cannot be closed"
 
     def _why_shake_off(self, enc, a, d):
         return f"{a.name} has no condition from a dirty trick"
@@ -1118,6 +1147,10 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         enc.extra.get("ground", {}).pop(f"{a.id}:{d.option}", None)
         return [new_event("pick_up", a.id, None, {"weapon": a.stats["weapons"][d.option]["name"]}),
                 *self._r_draw(enc, a, d, dice, react)]
+
+    def _r_open_door(self, enc, a, d, dice, react):
+        g = enc.grid
+        return [new_event("door", a.id, None, {"square": d.square, "open": g.toggle_door(g.index(*d.square))})]
 
     def _r_shake_off(self, enc, a, d, dice, react):
         c = a.state["tricks"][0]

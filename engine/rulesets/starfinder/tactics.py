@@ -535,6 +535,14 @@ class StarfinderView(DefaultView):
                        for x in s["sustained"] if x[3] == "concentration" and not self.enc.units[x[1]].down)
         if action == "coup_de_grace":
             return 0.3
+        if action == "open_door":  # open the way when no foe is in reach, toward the nearest one; never close
+            g = self.enc.grid
+            if g.index(*d.square) in g.open_doors or can_strike():
+                return WASTE
+            foes = [u.pos for u in self.enc.enemies(a)]
+            if not foes or min(g.distance(d.square, p) for p in foes) >= min(g.distance(here, p) for p in foes):
+                return WASTE
+            return 1.5
         if action == "reposition_to":
             g = self.enc.grid
             friends = sum(1 for u in self.enc.allies(a) if g.distance(u.pos, d.square) <= 1)
