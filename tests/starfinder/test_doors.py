@@ -2,7 +2,7 @@
 movement, sight and effect, an open one neither; a door cannot be closed on someone standing in it."""
 from engine.core.narration import narrate_events
 
-from .helpers import LASER, actions, end, first, legal_squares, make, step, u, unit, why
+from .helpers import LASER, act, actions, end, first, legal_squares, make, step, u, unit, why
 
 # A wall down the middle with a closed door at (3, 1); A west of it, T east, out of sight.
 ROOMS = ["...#...",
@@ -74,3 +74,10 @@ def test_the_heuristic_opens_the_door_to_reach_a_foe_out_of_sight():
     d = HeuristicPolicy(0).choose(b)
     assert (d.action, d.square) == ("open_door", (3, 1))
     assert u(b, "A").pos == (2, 1)
+
+
+def test_the_gm_types_door_x_y_at_the_table():
+    from agents.autopilot.words import parse_decision
+    b = _doors()
+    assert parse_decision("door 3 1", b) == act("open_door", square=(3, 1))
+    assert parse_decision("open 3 1", b) == act("open_door", square=(3, 1))
