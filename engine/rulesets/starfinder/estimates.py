@@ -310,11 +310,7 @@ def strikes(enc: "Encounter", a: _Profile, t: _Profile, apos, tpos) -> tuple[flo
     expected damage, ranged hit chance, ranged expected damage), 0 where none reaches."""
     if a.down or t.down:
         return _NOTHING
-    pp = _PAIRS.get((a, t))
-    if pp is None:
-        if len(_PAIRS) > 50_000:
-            _PAIRS.clear()
-        pp = _PAIRS[(a, t)] = _Pair(a, t)
+    pp = pair(a, t)
     g = enc.grid
     mp = md = rp = rd = 0.0
     if pp.m_feet and within_reach(g, apos, tpos, pp.m_feet):

@@ -194,24 +194,10 @@ class StarfinderView(DefaultView):
     def _attacks(self, me, pos) -> list[tuple["Unit", Estimate, float]]:
         """`offense` of the actor with the combat numbers `me` (its profile) at pos."""
         out = []
-        g = self.enc.grid
-        w = g.width
-        i = pos[1] * w + pos[0]
+        enc = self.enc
         shot_cost = None
         for e, p in self.foes:
-            pp = E.pair(me, p)
-            epos = e.pos
-            mp = md = rd = 0.0
-            if pp.m_feet and within_reach(g, pos, epos, pp.m_feet):
-                mp, md = pp.mp, pp.md
-            pens = pp.r_pens
-            if pens is not None:
-                d = g.distance(pos, epos)
-                pen = pens[d] if d < len(pens) else None
-                if pen is not None:
-                    los, loe, cover = g.sight(i, epos[1] * w + epos[0])
-                    if los and loe:
-                        rp, rd = pp.shot(pen, cover)
+            mp, md, rp, rd = E.strikes(enc, me, p, pos, e.pos)
             if rd > 0:
                 if shot_cost is None:
                     shot_cost = self.aoo_at(pos)
