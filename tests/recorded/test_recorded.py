@@ -33,6 +33,10 @@ def test_recorded_battles_replay_exactly(rid):
     if rid == "saga":  # the battles reach the rules the fast paths cut short: charges, attacks of opportunity, ...
         assert min(seen[k] for k in ("charge", "event aoo", "full_attack", "aid_attack", "withdraw", "grab",
                                      "event down", "event condition", "event door")) >= 5, seen
+    if rid == "starfinder":  # its full actions, reactions, abilities, grenades (a missed throw's scatter), doors
+        assert min(seen[k] for k in ("full_attack_ranged", "event aoo", "use_ability", "explode_attack",
+                                     "event scatter", "open_door", "feint", "withdraw", "event down",
+                                     "event condition", "covering_fire", "dirty_trick_shaken")) >= 5, seen
 
 
 def _first_points(n: int = 5, decisions: bool = False) -> list:

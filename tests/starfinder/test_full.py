@@ -2,7 +2,8 @@
 coup de grace, fighting defensively in a full attack."""
 import pytest
 
-from .helpers import (KNIFE, LASER, actions, all_of, end, first, floor, legal_squares, legal_targets, make, step, u,
+from .helpers import (KNIFE, LASER, RS, act, actions, all_of, end, first, floor, legal_squares, legal_targets, make,
+                      step, u,
                       unit, why)
 
 CANNON = {"name": "plasma cannon", "kind": "ranged", "damage": "2d10", "type": "E & F", "range": 40, "hands": 2,
@@ -136,3 +137,14 @@ def test_coup_de_grace_kills_an_adjacent_dying_foe():
     assert legal_targets(b, "coup_de_grace") == {"P"}
     step(b, "coup_de_grace", "P")
     assert p.dead
+
+
+def test_a_pending_choice_binds_only_the_acting_unit():
+    """While A owes its second attack, A may only take it (or end); another unit's legal actions (a recorder or the
+    observation asks for them) are not A's follow-ups, and the engine's reasons agree."""
+    b = make(floor(6, 3), [unit("A", "pcs", (1, 1), KNIFE), unit("T", "npcs", (2, 1), KNIFE)])
+    step(b, "full_attack_melee", "T", faces=[1])
+    t = u(b, "T")
+    assert {d.action for d in RS.legal_actions(b.enc, u(b, "A"))} == {"end_turn", "next_melee"}
+    assert {d.action for d in RS.legal_actions(b.enc, t)} == {"end_turn"}   # the turn's budget is spent
+    assert "only follows" in RS.why_illegal(b.enc, t, act("next_melee", target=u(b, "A").id))

@@ -303,7 +303,7 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
             return out
         flags = enc.flags
         pending = flags.get("pending")
-        if pending is not None:
+        if pending is not None and a is enc.actor:  # the acting unit's choice within its action
             return out + self._follow_ups(enc, a, pending)
         b = enc.budget
         econ = self.economy
@@ -541,7 +541,7 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
             return f"{a.name} is down"
         if s["conds"] and K.has(s, "helpless"):
             return f"{a.name} is {' and '.join(c for c in s['conds'] if K.CONDITIONS[c].get('helpless'))}: no actions"
-        pending = flags.get("pending")
+        pending = flags.get("pending") if a is enc.actor else None
         follow = spec.key in ("next_melee", "next_ranged", "pick_target", "pick_ally", "pick_point", "reposition_to")
         if pending is not None and not follow:
             return f"{a.name} must first finish {self._pending_words(enc, pending)} (or end the turn)"
