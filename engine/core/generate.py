@@ -208,6 +208,8 @@ def random_encounter(ruleset, rng: random.Random, width: int = 16, height: int =
     for i in range(len(open_left) - 1, 0, -1):  # rng.shuffle(open_left)
         j = below(i + 1)
         open_left[i], open_left[j] = open_left[j], open_left[i]
+    if not open_left:  # a left strip walled off (a narrow map's rooms or corridors): any open square of the left half
+        open_left = [(x, y) for y in range(1, height - 1) for x in range(1, max(2, width // 2)) if rows[y][x] in ".~"]
     spots = open_left[:n]
     picks_a = [rng.choice(pools.get(a) or names) for _ in range(n)]
     picks_b = list(picks_a) if mirrored else [rng.choice(pools.get(b) or names) for _ in range(n)]
@@ -233,6 +235,15 @@ def random_encounter(ruleset, rng: random.Random, width: int = 16, height: int =
                 if rows[my][mx] not in ".~":
                     continue
             units.append({"name": f"{label_b} {k + 1}", "side": b, "template": picks_b[k], "at": [mx, my]})
+    if spots and all(u["side"] == a for u in units):  # none of the mirrored squares open: the right half's first
+        taken = {tuple(u["at"]) for u in units}
+        right = [(x, y) for y in range(1, height - 1) for x in range(width - 2, width // 2 - 1, -1)
+                 if rows[y][x] in ".~" and (x, y) not in taken]
+        for k, (x, y) in enumerate(right[:len(spots)]):
+            units.append({"name": f"{label_b} {k + 1}", "side": b, "template": picks_b[k], "at": [x, y]})
+    if not spots or all(u["side"] == a for u in units):
+        raise ValueError(f"random_encounter: no open squares for both sides on a {width}x{height} "
+                         f"{'scatter' if layouts == ('scatter',) else 'layout'} map")
     grid = Grid(rows, None, ruleset.metric)
     built = [ruleset.make_unit(i, spec, f"generated units[{i}]") for i, spec in enumerate(units)]
     if wounded > 0:

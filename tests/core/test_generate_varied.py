@@ -67,3 +67,17 @@ def test_the_same_seed_gives_the_same_varied_encounter():
     a = random_encounter(RS, random.Random(9), 16, 16, sizes=(2, 4), uneven=True, mirrored=False, **VARIED)
     b = random_encounter(RS, random.Random(9), 16, 16, sizes=(2, 4), uneven=True, mirrored=False, **VARIED)
     assert a.to_dict() == b.to_dict()
+
+
+def test_both_sides_get_units_even_where_the_left_strip_is_walled_off():
+    """Seed 8896 of Starfinder's skirmish generator drew an 8-wide map whose leftmost open column was all wall: no
+    unit for either side, and a training run died at its reset. Now both sides always get a unit."""
+    sf = get_ruleset("starfinder")
+    kw = dict(sizes=(1, 4), mirrored=False, layouts=LAYOUTS, min_width=8, min_height=8, wounded=0.2)
+    enc = random_encounter(sf, random.Random(8896), 16, 16, **kw)
+    assert {u.side for u in enc.units} == set(sf.sides)
+    for seed in range(1500):
+        enc = random_encounter(sf, random.Random(seed), 8 + seed % 3, 8, **kw)
+        sides = [u.side for u in enc.units]
+        assert set(sides) == set(sf.sides), (seed, sides)
+        assert len({u.pos for u in enc.units}) == len(enc.units)
