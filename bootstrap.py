@@ -5,7 +5,8 @@
     python3 bootstrap.py test        the test suite
     python3 bootstrap.py tactician ARGS...
 
-Idempotent: the environment in .venv is reused while pyproject.toml and the C sources are unchanged. Needs only Python 3.11.
+Idempotent: the environment in .venv is reused while pyproject.toml, setup.py, the C sources and the compiled
+Python modules are unchanged. Needs only Python 3.11.
 """
 from __future__ import annotations
 
@@ -28,13 +29,16 @@ def run(cmd: list[str]) -> None:
 
 
 def build_inputs() -> list[Path]:
-    """pyproject.toml and the C files that its ext-modules compile (sources and depends): the install is redone
-    when one of them is newer than the last install."""
+    """pyproject.toml, setup.py, the C files that its ext-modules compile (sources and depends) and the Python
+    modules compiled by Cython (`[tool.tactician] compiled`): the install is redone when one of them is newer than
+    the last install."""
     import tomllib
 
     project = ROOT / "pyproject.toml"
-    modules = tomllib.loads(project.read_text())["tool"]["setuptools"].get("ext-modules", [])
-    return [project, *(ROOT / f for m in modules for f in (*m["sources"], *m.get("depends", [])))]
+    config = tomllib.loads(project.read_text())["tool"]
+    modules = config["setuptools"].get("ext-modules", [])
+    return [project, ROOT / "setup.py", *(ROOT / f for m in modules for f in (*m["sources"], *m.get("depends", []))),
+            *(ROOT / f for f in config["tactician"]["compiled"])]
 
 
 def setup() -> None:
