@@ -120,6 +120,7 @@ class StarfinderView(DefaultView):
         self._threat_parts: list | None = None
         self._aoo_at: dict = {}
         self._odds: dict = {}
+        self._blasts: dict[int, float] = {}   # best_blast by weapon
 
     def state_key(self):
         """The actor, the map as its doors stand, and per unit its hit points, square (not the actor's), combat
@@ -388,6 +389,12 @@ class StarfinderView(DefaultView):
             n = self.rs.explode_weapon(self.a)
             if n is None:
                 return 0.0
+        got = self._blasts.get(n)
+        if got is None:
+            got = self._blasts[n] = self._best_blast(n)
+        return got
+
+    def _best_blast(self, n: int) -> float:
         w = self.a.stats["weapons"][n]
         reach = w["range"] * w["increments"] // 5
         g, here = self.enc.grid, self.a.pos
