@@ -228,19 +228,20 @@ def random_encounter(ruleset, rng: random.Random, width: int = 16, height: int =
         for k, (x, y) in enumerate(open_right[:n_b]):
             units.append({"name": f"{label_b} {k + 1}", "side": b, "template": picks_b[k], "at": [x, y]})
     else:
+        taken = set(spots)
         for k, (x, y) in enumerate(spots):
             mx, my = (width - 1 - x, height - 1 - y) if mirrored else (x, y)
             if not mirrored:
                 mx = width - 1 - x
-                if rows[my][mx] not in ".~":
-                    continue
+                if rows[my][mx] not in ".~" or (mx, my) in taken:  # the nearest open square of the right half
+                    free = [(abs(fx - mx) + abs(fy - my), fy, -fx) for fy in range(1, height - 1)
+                            for fx in range(width // 2, width - 1) if rows[fy][fx] in ".~" and (fx, fy) not in taken]
+                    if not free:
+                        continue
+                    _, my, mx = min(free)
+                    mx = -mx
+            taken.add((mx, my))
             units.append({"name": f"{label_b} {k + 1}", "side": b, "template": picks_b[k], "at": [mx, my]})
-    if spots and all(u["side"] == a for u in units):  # none of the mirrored squares open: the right half's first
-        taken = {tuple(u["at"]) for u in units}
-        right = [(x, y) for y in range(1, height - 1) for x in range(width - 2, width // 2 - 1, -1)
-                 if rows[y][x] in ".~" and (x, y) not in taken]
-        for k, (x, y) in enumerate(right[:len(spots)]):
-            units.append({"name": f"{label_b} {k + 1}", "side": b, "template": picks_b[k], "at": [x, y]})
     if not spots or all(u["side"] == a for u in units):
         raise ValueError(f"random_encounter: no open squares for both sides on a {width}x{height} "
                          f"{'scatter' if layouts == ('scatter',) else 'layout'} map")

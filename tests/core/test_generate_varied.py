@@ -71,7 +71,8 @@ def test_the_same_seed_gives_the_same_varied_encounter():
 
 def test_both_sides_get_units_even_where_the_left_strip_is_walled_off():
     """Seed 8896 of Starfinder's skirmish generator drew an 8-wide map whose leftmost open column was all wall: no
-    unit for either side, and a training run died at its reset. Now both sides always get a unit."""
+    unit for either side, and a training run died at its reset. Now both sides always get a unit, as many a side
+    (unmirrored sides used to lose a unit wherever the mirror square was blocked)."""
     sf = get_ruleset("starfinder")
     kw = dict(sizes=(1, 4), mirrored=False, layouts=LAYOUTS, min_width=8, min_height=8, wounded=0.2)
     enc = random_encounter(sf, random.Random(8896), 16, 16, **kw)
@@ -79,5 +80,6 @@ def test_both_sides_get_units_even_where_the_left_strip_is_walled_off():
     for seed in range(1500):
         enc = random_encounter(sf, random.Random(seed), 8 + seed % 3, 8, **kw)
         sides = [u.side for u in enc.units]
-        assert set(sides) == set(sf.sides), (seed, sides)
+        assert sides.count(sf.sides[0]) == sides.count(sf.sides[1]) >= 1, (seed, sides)  # uneven: false
         assert len({u.pos for u in enc.units}) == len(enc.units)
+        assert all(enc.grid.passable(u.pos[1] * enc.grid.width + u.pos[0]) for u in enc.units)

@@ -1,6 +1,7 @@
 """SLOW REFERENCE for tests/perf: random encounter generation and the Grid / _Geometry construction as they
 were before the speed work (commit b308dc5), kept unoptimised so the engine's fast versions can be checked
-against them. Do not optimise this file.
+against them. Do not optimise this file. Its unit placement follows the two rules fixed on 2026-12-03 (both sides
+always get units; unmirrored sides as many units a side), which change what is generated, not how fast.
 """
 from __future__ import annotations
 
@@ -153,6 +154,8 @@ def random_encounter(ruleset, rng: random.Random, width: int = 16, height: int =
     open_left = [(x, y) for y in range(1, height - 1) for x in range(1, max(2, width // 4))
                  if rows[y][x] in ".~"]
     rng.shuffle(open_left)
+    if not open_left:  # since 2026-12-03 (both sides always get units): any open square of the left half
+        open_left = [(x, y) for y in range(1, height - 1) for x in range(1, max(2, width // 2)) if rows[y][x] in ".~"]
     spots = open_left[:n]
     picks_a = [rng.choice(pools.get(a) or names) for _ in range(n)]
     picks_b = list(picks_a) if mirrored else [rng.choice(pools.get(b) or names) for _ in range(n)]
@@ -160,12 +163,20 @@ def random_encounter(ruleset, rng: random.Random, width: int = 16, height: int =
     for k, (x, y) in enumerate(spots):
         units.append({"name": f"{a.upper()[:-1] if a.endswith('s') else a} {k + 1}", "side": a,
                       "template": picks_a[k], "at": [x, y]})
+    taken = set(spots)
     for k, (x, y) in enumerate(spots):
         mx, my = (width - 1 - x, height - 1 - y) if mirrored else (x, y)
         if not mirrored:
             mx = width - 1 - x
-            if rows[my][mx] not in ".~":
-                continue
+            if rows[my][mx] not in ".~" or (mx, my) in taken:
+                # since 2026-12-03 (as many units a side): the nearest open square of the right half, not skipped
+                free = sorted((abs(fx - mx) + abs(fy - my), fy, -fx) for fy in range(1, height - 1)
+                              for fx in range(width // 2, width - 1) if rows[fy][fx] in ".~" and (fx, fy) not in taken)
+                if not free:
+                    continue
+                _, my, mx = free[0]
+                mx = -mx
+        taken.add((mx, my))
         units.append({"name": f"{b.upper()[:-1] if b.endswith('s') else b} {k + 1}", "side": b,
                       "template": picks_b[k], "at": [mx, my]})
     grid = reference_grid(rows, None, ruleset.metric)
