@@ -14,7 +14,7 @@ from setuptools import Extension, setup
 
 ROOT = Path(__file__).resolve().parent
 # Python semantics kept whole: annotations are not read as C types, functions stay introspectable.
-DIRECTIVES = {"language_level": 3, "binding": True, "annotation_typing": False, "embedsignature": False}
+DIRECTIVES = {"language_level": 3, "binding": True, "annotation_typing": False}
 
 
 def compiled_modules() -> list[str]:

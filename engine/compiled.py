@@ -61,9 +61,10 @@ class SourceOverStaleBuild:
             if not os.path.isfile(source):
                 continue
             build = built_beside(source)
-            if build is None or choose(source, build, pure()) == build:
+            run_pure = pure()
+            if build is None or choose(source, build, run_pure) == build:
                 return None
-            if not pure() and name not in cls.warned:
+            if not run_pure and name not in cls.warned:
                 cls.warned.add(name)
                 warnings.warn(f"{name}: its compiled build is older than {source}, so the source runs (slower); "
                               f"rebuild with `python3 bootstrap.py setup`", stacklevel=2)

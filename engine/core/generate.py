@@ -234,12 +234,12 @@ def random_encounter(ruleset, rng: random.Random, width: int = 16, height: int =
             if not mirrored:
                 mx = width - 1 - x
                 if rows[my][mx] not in ".~" or (mx, my) in taken:  # the nearest open square of the right half
-                    free = [(abs(fx - mx) + abs(fy - my), fy, -fx) for fy in range(1, height - 1)
-                            for fx in range(width // 2, width - 1) if rows[fy][fx] in ".~" and (fx, fy) not in taken]
+                    free = [(fx, fy) for fy in range(1, height - 1) for fx in range(width // 2, width - 1)
+                            if rows[fy][fx] in ".~" and (fx, fy) not in taken]
                     if not free:
                         continue
-                    _, my, mx = min(free)
-                    mx = -mx
+                    # nearest by steps, then the higher row, then the square nearer the right edge
+                    mx, my = min(free, key=lambda q, x=mx, y=my: (abs(q[0] - x) + abs(q[1] - y), q[1], -q[0]))
             taken.add((mx, my))
             units.append({"name": f"{label_b} {k + 1}", "side": b, "template": picks_b[k], "at": [mx, my]})
     if not spots or all(u["side"] == a for u in units):

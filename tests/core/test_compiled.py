@@ -3,6 +3,7 @@ a stale build never shadows its source, and the compiled and pure forms play the
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
 import json
 import os
 import random
@@ -31,7 +32,7 @@ def test_every_listed_module_is_a_project_source_file():
 def _pair(tmp_path: Path, build_newer: bool) -> tuple[Path, Path]:
     source = tmp_path / "fake_mod.py"
     source.write_text("X = 1\n")
-    build = tmp_path / ("fake_mod" + compiled.importlib.machinery.EXTENSION_SUFFIXES[0])
+    build = tmp_path / ("fake_mod" + importlib.machinery.EXTENSION_SUFFIXES[0])
     build.write_bytes(b"")
     old, new = 1_000_000_000, 1_000_000_100
     os.utime(source, (new, new) if not build_newer else (old, old))

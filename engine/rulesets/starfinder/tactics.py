@@ -532,7 +532,7 @@ class StarfinderView(DefaultView):
             g = self.enc.grid
             if g.index(*d.square) in g.open_doors or can_strike():
                 return WASTE
-            foes = [u.pos for u in self.enc.enemies(a)]
+            foes = [u.pos for u in self.enemies]
             if not foes or min(g.distance(d.square, p) for p in foes) >= min(g.distance(here, p) for p in foes):
                 return WASTE
             return 1.5
