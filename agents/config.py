@@ -247,6 +247,9 @@ class PPOConfig(_Section):
     prior_features: int = Field(0, ge=0, le=512, description="with env.prior: the actor's MLP also reads the prior "
                                 "block, projected to this many features, so that its corrections can depend on "
                                 "what the heuristic prefers (0: it reads the observation only)")
+    prior_weight: float = Field(2.0, gt=0, description="with env.prior: the starting weight of the prior block in "
+                                "the action logits (learned from there); lower samples more of the heuristic's "
+                                "alternatives at the start")
 
 
 class TrainSection(_Section):

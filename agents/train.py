@@ -218,6 +218,7 @@ def build_model(cfg: TrainConfig, venv, tensorboard_log: str | None = None):
         from .prior_policy import PriorPolicy
         policy, policy_kwargs["prior_dim"] = PriorPolicy, int(venv.action_space.n)
         policy_kwargs["prior_features"] = p.prior_features
+        policy_kwargs["prior_weight"] = p.prior_weight
     model = FastMaskablePPO(policy, venv, **ppo_hparams(cfg), seed=cfg.train.seed, device="cpu", verbose=0,
                             tensorboard_log=tensorboard_log, policy_kwargs=policy_kwargs)
     return with_run_settings(model, cfg)

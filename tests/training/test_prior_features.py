@@ -96,3 +96,14 @@ def test_the_table_policy_computes_the_networks_logits(setting, tmp_path):
 def test_prior_features_need_the_prior_block():
     with pytest.raises(ConfigError, match="ppo.prior_features"):
         load_config("configs/saga/smoke.yaml", ["ppo.prior_features=8"])
+
+
+def test_prior_weight_sets_the_starting_weight_of_the_block_in_the_logits(setting):
+    """ppo.prior_weight: the untrained actor's logits are its network's plus that weight times the prior block."""
+    _, _, venv, obs = setting
+    soft, sharp = build_model(_config("ppo.prior_weight=0.5"), venv), build_model(_config(), venv)
+    assert soft.policy.action_net.weight.item() == 0.5 and sharp.policy.action_net.weight.item() == 2.0
+    block = torch.as_tensor(obs[:, -soft.policy.prior_dim:])
+    assert block.min() < 0  # the heuristic tells the actions apart here
+    diff = _actor_logits(sharp, obs) - _actor_logits(soft, obs)
+    assert torch.allclose(diff, 1.5 * block, atol=1e-5)  # the rest of the two same-seeded networks is the same
