@@ -256,6 +256,9 @@ def _damage(mean: float, t: _Profile, types: str) -> float:
     return max(1.0, mean)
 
 
+_RANGE_PENS: dict[tuple[int, int], tuple] = {}   # by (range, increments): `_Pair.r_pens`
+
+
 class _Pair:
     """What one attacker's profile can do to one target's profile, wherever they stand (`strikes`): its melee blow
     (reach, hit chance, expected damage), its weapon's range penalty by distance, and its shots by penalty and cover
@@ -276,8 +279,12 @@ class _Pair:
         self.r_by: dict = {}
         if a.r is not None:
             w = a.r_w
-            top = w["range"] * max(1, w["increments"]) // C.FEET + 2
-            self.r_pens = tuple(C.range_penalty(w, d * C.FEET) for d in range(top))
+            key = (w["range"], w["increments"])
+            pens = _RANGE_PENS.get(key)
+            if pens is None:
+                top = w["range"] * max(1, w["increments"]) // C.FEET + 2
+                pens = _RANGE_PENS[key] = tuple(C.range_penalty(w, d * C.FEET) for d in range(top))
+            self.r_pens = pens
 
     def shot(self, pen: int, cover: str) -> tuple[float, float]:
         """(hit chance, expected damage) of a shot at this range penalty and cover."""
