@@ -45,6 +45,7 @@ def test_numbers_written_as_strings_read_as_numbers(tmp_path):
     ({"env": {"generator": {"colour": "red"}}}, "env.generator.colour", "sizes"),
     ({"ppo": {"activation": "elu"}}, "ppo.activation", "relu"),
     ({"ppo": {"gamma": 1.5}}, "ppo.gamma", "less than or equal to 1"),
+    ({"ppo": {"prior_weight": 0}}, "ppo.prior_weight", "greater than 0"),
     ({"train": {"n_envs": "many"}}, "train.n_envs", "integer"),
     ({"env": {"opponent": {"stages": [{"league": 1.0}]}}}, "env.opponent.stages.0", "heuristic > 0"),
     ({"env": {"opponent": {"stages": [{"random": 1.0}, {"heuristic": 1.0}]}}}, "env.opponent", "until"),
