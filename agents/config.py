@@ -248,8 +248,8 @@ class PPOConfig(_Section):
                                 "block, projected to this many features, so that its corrections can depend on "
                                 "what the heuristic prefers (0: it reads the observation only)")
     prior_weight: float = Field(2.0, gt=0, description="with env.prior: the starting weight of the prior block in "
-                                "the action logits (learned from there); lower samples more of the heuristic's "
-                                "alternatives at the start")
+                                "the action logits of a new model (learned from there; a run from train.init_from "
+                                "keeps its model's); lower samples more of the heuristic's alternatives at the start")
 
 
 class TrainSection(_Section):
