@@ -71,12 +71,13 @@ def encounter_source(ruleset: Ruleset, encounters: list[str | Path] | None = Non
 
 
 def source_for(policy: Policy, ruleset: Ruleset, encounters: list[Path] | None = None,
-               round_limit: int = DEFAULT_ROUND_LIMIT) -> EncounterSource:
-    """Encounters to evaluate on: the given files, else those a trained model was trained on (its meta's files or
+               round_limit: int = DEFAULT_ROUND_LIMIT, train_env: dict[str, Any] | None = None) -> EncounterSource:
+    """Encounters to evaluate on: the given files, else those of `train_env` ({"encounters", "generator"}, as a
+    model's meta records them: a training config's), else those a trained model was trained on (its meta's files or
     generator), else random encounters with the generator's defaults; all with `round_limit` rounds, whoever
     plays them."""
     gen: dict[str, Any] = {}
-    te = (getattr(policy, "meta", None) or {}).get("train_env") or {}
+    te = train_env if train_env is not None else (getattr(policy, "meta", None) or {}).get("train_env") or {}
     if te:
         gen = {k: (tuple(v) if k in ("sizes", "layouts") else v) for k, v in (te.get("generator") or {}).items()}
         if not encounters and te.get("encounters"):

@@ -1,10 +1,11 @@
 """`tactician eval POLICY [--ruleset R] [--vs random|heuristic|POLICY ...] [--episodes N] [--seed S]
-[--round-limit N] [--json]`.
+[--round-limit N] [--encounter FILE ...] [--config TRAINING_CONFIG] [--json]`.
 
 `--json` prints one object of the same shape whatever the number of opponents (`FORMAT` 1):
 
     {"format": 1, "policy": "zoo:saga", "ruleset": "saga", "seed": 0, "episodes": 200, "round_limit": 20,
      "encounters": ["configs/encounters/saga/cantina_ambush.yaml"] or null (random ones),
+     "config": "configs/saga/skirmish.yaml" or null (--config: that config's encounters),
      "results": [{"opponent": "random", "episodes": 200, "win_rate": ..., "win_rate_ci95": [lo, hi], ...,
                   "by_seat": {...}, "by_size": {...}, "tactics": {...}}, ...]}
 
@@ -52,6 +53,9 @@ def register(app: typer.Typer) -> None:
                                                      "(default 20, the engine's; not a model's training limit)"),
               encounter: list[Path] = typer.Option([], "--encounter",
                                                    help="encounter file(s) instead of random encounters"),
+              config: Optional[Path] = typer.Option(
+                  None, "--config", help="the encounters a training config's env trains on (its files or its "
+                                         "generator), e.g. for the heuristic's own figures on a model's encounters"),
               workers: int = typer.Option(1, "--workers", min=1,
                                           help="processes playing the episodes (same results; 2 on 2 cores)"),
               as_json: bool = typer.Option(False, "--json", help="print one JSON object (format 1: "
@@ -60,7 +64,8 @@ def register(app: typer.Typer) -> None:
                                                                 "...}]})")) -> None:
         """Win / draw / loss with 95% Wilson intervals, rounds and damage traded, on fixed seeds, both seats.
 
-        The encounters are the --encounter files, else those a model POLICY was trained on, else random ones; every
+        The encounters are the --encounter files, else those of the --config, else those a model POLICY was trained
+        on, else random ones; every
         match is played with the same round limit. A model that cannot see an encounter (a larger map, more units a
         side than its encoding) is refused."""
         from rich.console import Console
@@ -80,6 +85,17 @@ def register(app: typer.Typer) -> None:
             console.print(f"[red]{message}[/red]", highlight=False)
             raise typer.Exit(code)
 
+        train_env = None
+        if config is not None:
+            from agents.config import ConfigError, load_config
+            try:
+                cfg = load_config(config)
+            except ConfigError as e:
+                fail(str(e))
+            if ruleset is not None and ruleset != cfg.ruleset:
+                fail(f"{config} trains ruleset '{cfg.ruleset}', not '{ruleset}'")
+            ruleset = ruleset or cfg.ruleset
+            train_env = {"encounters": list(cfg.env.encounters), "generator": cfg.env.generator.model_dump(mode="json")}
         bound = {rid for rid in map(model_ruleset, [policy, *vs]) if rid}
         if ruleset is None:
             if len(bound) != 1:
@@ -94,7 +110,7 @@ def register(app: typer.Typer) -> None:
         try:
             learner = load_policy(policy, rs, seed=seed)
             opponents = {v: load_policy(v, rs, seed=seed + 1) for v in vs}
-            source = source_for(learner, rs, encounter, limit)
+            source = source_for(learner, rs, encounter, limit, train_env)
         except (InputError, ImportError, KeyError) as e:
             fail(str(e))
         results = {}
@@ -109,6 +125,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             out = {"format": FORMAT, "policy": policy, "ruleset": ruleset, "seed": seed, "episodes": episodes,
                    "round_limit": limit, "encounters": [str(p) for p in encounter] or None,
+                   "config": str(config) if config is not None else None,
                    "results": [{"opponent": name, **s} for name, s in results.items()]}
             print(json.dumps(out, indent=2))
             return

@@ -129,7 +129,8 @@ def test_eval_command_json_and_table():
 
 
 def test_eval_json_has_one_shape_whatever_the_number_of_opponents():
-    """`--json` is {format, policy, ruleset, seed, episodes, round_limit, encounters, results: [{opponent, ...}]}
+    """`--json` is {format, policy, ruleset, seed, episodes, round_limit, encounters, config, results: [{opponent,
+    ...}]}
     with one or several --vs; each result is the summary of that opponent alone."""
     import json
 
@@ -139,7 +140,7 @@ def test_eval_json_has_one_shape_whatever_the_number_of_opponents():
     base = ["eval", "random", "--ruleset", "saga", "--episodes", "4", "--json"]
     one = json.loads(CliRunner().invoke(app, base + ["--vs", "heuristic"]).stdout)
     two = json.loads(CliRunner().invoke(app, base + ["--vs", "heuristic", "--vs", "random"]).stdout)
-    keys = ["format", "policy", "ruleset", "seed", "episodes", "round_limit", "encounters", "results"]
+    keys = ["format", "policy", "ruleset", "seed", "episodes", "round_limit", "encounters", "config", "results"]
     assert list(one) == keys and list(two) == keys
     assert one["format"] == two["format"] == 1 and one["round_limit"] == 20 and one["encounters"] is None
     assert [r["opponent"] for r in one["results"]] == ["heuristic"]
@@ -237,3 +238,29 @@ def test_eval_command_reports_a_dead_worker_without_a_traceback(monkeypatch):
                                    "--workers", "2"])
     assert out.exit_code == 1 and "died" in out.output and "exit code" in out.output
     assert "Traceback" not in out.output
+
+
+def test_eval_config_plays_the_encounters_a_training_config_trains_on(tmp_path):
+    """`--config`: the config's generator (here 1v1 only, where the default random encounters are 2-4 a side) and
+    its ruleset; a config that does not validate, or of another ruleset, is an error naming it."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from agents.cli import app
+    cfg = tmp_path / "duel.yaml"
+    cfg.write_text("ruleset: starfinder\nenv: {generator: {width: 8, height: 8, sizes: [1, 1]}, max_per_side: 1, "
+                   "map_size: [8, 8]}\n")
+    base = ["eval", "heuristic", "--vs", "random", "--episodes", "6", "--json"]
+    out = CliRunner().invoke(app, base + ["--config", str(cfg)])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["ruleset"] == "starfinder" and data["config"] == str(cfg)
+    assert list(data["results"][0]["by_size"]) == ["1v1"]
+    plain = json.loads(CliRunner().invoke(app, base + ["--ruleset", "starfinder"]).stdout)
+    assert "1v1" not in plain["results"][0]["by_size"] and plain["config"] is None
+    other = CliRunner().invoke(app, base + ["--config", str(cfg), "--ruleset", "saga"])
+    assert other.exit_code == 2 and "trains ruleset 'starfinder'" in other.output
+    cfg.write_text("ruleset: starfinder\nenv: {generator: {colour: red}}\n")
+    bad = CliRunner().invoke(app, base + ["--config", str(cfg)])
+    assert bad.exit_code == 2 and "env.generator.colour" in bad.output and "Traceback" not in bad.output
