@@ -65,9 +65,8 @@ def register(app: typer.Typer) -> None:
         """Win / draw / loss with 95% Wilson intervals, rounds and damage traded, on fixed seeds, both seats.
 
         The encounters are the --encounter files, else those of the --config, else those a model POLICY was trained
-        on, else random ones; every
-        match is played with the same round limit. A model that cannot see an encounter (a larger map, more units a
-        side than its encoding) is refused."""
+        on, else random ones; every match is played with the same round limit. A model that cannot see an encounter
+        (a larger map, more units a side than its encoding) is refused."""
         from rich.console import Console
         from rich.table import Table
 
