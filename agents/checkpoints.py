@@ -44,9 +44,7 @@ def save_model(model, path: Path, cfg: TrainConfig, light: bool = False, **extra
     e = cfg.env
     write_meta(path, get_ruleset(cfg.ruleset), e.max_per_side, tuple(e.map_size), prior=e.observation_prior,
                steps=int(model.num_timesteps),
-               run=cfg.name, train_env={"encounters": list(e.encounters),
-                                        "generator": e.generator.model_dump(mode="json"),
-                                        "round_limit": e.round_limit}, **extra)
+               run=cfg.name, train_env=e.trained_on(), **extra)
     return path
 
 

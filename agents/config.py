@@ -209,6 +209,12 @@ class EnvConfig(_Section):
         """The observation's prior block (the encoder's `prior`, envs/prior.py), or None."""
         return None if self.prior == "none" else self.prior
 
+    def trained_on(self) -> dict[str, Any]:
+        """The encounters this env trains on, as a model's meta records them (`train_env`) and the evaluation reads
+        them (`agents.evaluate.source_for`): its files, its generator, its round limit."""
+        return {"encounters": list(self.encounters), "generator": self.generator.model_dump(mode="json"),
+                "round_limit": self.round_limit}
+
     @model_validator(mode="after")
     def _fits(self) -> "EnvConfig":
         w, h = self.map_size

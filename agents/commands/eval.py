@@ -94,7 +94,7 @@ def register(app: typer.Typer) -> None:
             if ruleset is not None and ruleset != cfg.ruleset:
                 fail(f"{config} trains ruleset '{cfg.ruleset}', not '{ruleset}'")
             ruleset = ruleset or cfg.ruleset
-            train_env = {"encounters": list(cfg.env.encounters), "generator": cfg.env.generator.model_dump(mode="json")}
+            train_env = cfg.env.trained_on()
         bound = {rid for rid in map(model_ruleset, [policy, *vs]) if rid}
         if ruleset is None:
             if len(bound) != 1:
