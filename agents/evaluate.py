@@ -33,10 +33,12 @@ from engine.core.state import Encounter
 from engine.rulesets import get_ruleset
 
 from .forked import forked_map
-from .policies import load_policy, refuse_unfit
+from .policies import MaskablePolicy, load_policy, refuse_unfit
 
 EncounterSource = Callable[[int], Encounter]
 DEFAULT_ROUND_LIMIT = 20  # rounds before a draw in `tactician eval` and `publish`, for every player (the engine's)
+ROOT = Path(__file__).resolve().parent.parent
+CARD_KEYS = ("episodes", "win_rate", "win_rate_ci95", "draw_rate", "loss_rate", "mean_rounds", "by_size")
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -257,6 +259,49 @@ def evaluate(policy: Policy, opponent: Policy, ruleset: Ruleset | str, episodes:
         finally:
             _EPISODE = None
     return summarise(stats, list(rs.catalogue)), stats
+
+
+def card_summary(summary: dict[str, Any]) -> dict[str, Any]:
+    """The figures of an `evaluate` summary that a zoo card keeps (`CARD_KEYS`)."""
+    return {k: summary[k] for k in CARD_KEYS if k in summary}
+
+
+def shipped_encounters(ruleset: Ruleset) -> list[Path]:
+    """The ruleset's own encounters, `configs/encounters/<id>/*.yaml`: fights a GM of the system wrote, which no
+    generator draws."""
+    return sorted((ROOT / "configs" / "encounters" / ruleset.id).glob("*.yaml"))
+
+
+def held_out(policy: Policy, ruleset: Ruleset, episodes: int, seed: int = 0,
+             round_limit: int = DEFAULT_ROUND_LIMIT, workers: int = 1) -> dict[str, Any]:
+    """`policy` against the heuristic on the ruleset's shipped encounters it never trained on, and the heuristic
+    against itself on the same episodes (the control: what the heuristic's own play makes of those fights).
+
+    Returns {"encounters": the files played, "left_out": {file: why} (trained on, or too large for the model's
+    encoding)}, and when any file is played "vs_heuristic", "control" (`card_summary`s) and "margin" (the policy's
+    win rate minus the control's)."""
+    trained = {(ROOT / p).resolve() for p in (((getattr(policy, "meta", None) or {}).get("train_env") or {})
+                                             .get("encounters") or [])}
+    files, left_out = [], {}
+    for path in shipped_encounters(ruleset):
+        name = str(path.relative_to(ROOT))
+        why = "trained on" if path.resolve() in trained else (
+            policy.why_unfit(load_encounter(path, ruleset)) if isinstance(policy, MaskablePolicy) else None)
+        if why is None:
+            files.append(path)
+        else:
+            left_out[name] = why
+    out: dict[str, Any] = {"encounters": [str(p.relative_to(ROOT)) for p in files], "left_out": left_out}
+    if not files:
+        return out
+    source = encounter_source(ruleset, files, None, round_limit)
+    mine, _ = evaluate(policy, load_policy("heuristic", ruleset, seed=seed + 1), ruleset, episodes, seed, source,
+                       workers=workers)
+    control, _ = evaluate(load_policy("heuristic", ruleset, seed=seed), load_policy("heuristic", ruleset, seed=seed + 1),
+                          ruleset, episodes, seed, source, workers=workers)
+    out.update(vs_heuristic=card_summary(mine), control=card_summary(control),
+               margin=round(mine["win_rate"] - control["win_rate"], 4))
+    return out
 
 
 _EPISODE: Callable[[int], EpisodeStats] | None = None  # the episode function that forked workers inherit

@@ -34,8 +34,10 @@ def register(app: typer.Typer) -> None:
                                             help="processes playing the evaluation (same results; 2 on 2 cores)"),
                 zoo: Path = typer.Option(None, "--zoo", help="zoo folder (default: agents/zoo)")) -> None:
         """Copy a run's model to the zoo (`zoo:<ruleset>`) and write card.yaml: config, steps, wall time,
-        commit, and evaluation against random and the heuristic with 95% intervals."""
-        from agents.evaluate import evaluate, source_for
+        commit, and evaluation against random and the heuristic with 95% intervals; and (`held_out`) against the
+        heuristic on the ruleset's shipped encounters the model never trained on, beside the heuristic's own
+        figures on the same episodes (the control)."""
+        from agents.evaluate import card_summary, evaluate, held_out, source_for
         from agents.policies import ZOO, MaskablePolicy, load_policy, meta_path
 
         src = run_dir / model
@@ -49,8 +51,8 @@ def register(app: typer.Typer) -> None:
         for name in ("random", "heuristic"):
             summary, _ = evaluate(policy, load_policy(name, rs, seed=seed + 1), rs, episodes, seed,
                                   source_for(policy, rs, round_limit=round_limit), workers=workers)
-            results[f"vs_{name}"] = {k: summary[k] for k in ("episodes", "win_rate", "win_rate_ci95", "draw_rate",
-                                                             "loss_rate", "mean_rounds", "by_size") if k in summary}
+            results[f"vs_{name}"] = card_summary(summary)
+        unseen = held_out(policy, rs, episodes, seed, round_limit, workers)
         dest = (zoo or ZOO) / rs.id
         dest.mkdir(parents=True, exist_ok=True)
         _save_light(src, dest / "model.zip")
@@ -67,11 +69,20 @@ def register(app: typer.Typer) -> None:
             "model_bytes": (dest / "model.zip").stat().st_size,
             "eval": {"command": f"tactician eval zoo:{rs.id} --episodes {episodes} --seed {seed} "
                                 f"--round-limit {round_limit} --workers 2",
-                     "encounters": meta.get("train_env"), "round_limit": round_limit, **results},
+                     "encounters": meta.get("train_env"), "round_limit": round_limit, **results,
+                     "held_out": unseen},
             "config": yaml.safe_load((run_dir / "config.yaml").read_text()),
         }
         (dest / "card.yaml").write_text(yaml.safe_dump(card, sort_keys=False))
         for k, v in results.items():
             lo, hi = v["win_rate_ci95"]
             typer.echo(f"{k}: win {v['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] over {v['episodes']} episodes")
+        if "margin" in unseen:
+            lo, hi = unseen["vs_heuristic"]["win_rate_ci95"]
+            names = ", ".join(Path(f).stem for f in unseen["encounters"])
+            typer.echo(f"held out ({names}): win "
+                       f"{unseen['vs_heuristic']['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] vs heuristic, "
+                       f"{unseen['control']['win_rate']:.1%} for the heuristic itself")
+        else:
+            typer.echo("held out: no shipped encounter the model has not trained on fits its encoding")
         typer.echo(f"published {dest}/model.zip ({card['model_bytes'] / 1e6:.1f} MB) with card.yaml")

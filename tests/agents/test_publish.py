@@ -28,6 +28,41 @@ def test_publish_copies_the_model_and_writes_the_card(tmp_path):
         assert sum(part["episodes"] for part in v["by_size"].values()) == 4
     assert card["eval"]["round_limit"] == 20 and "--round-limit 20" in card["eval"]["command"]  # eval's default
     assert isinstance(MaskablePolicy(dest / "model.zip"), MaskablePolicy)
+    # the shipped Saga encounters are all larger than this 10x10, 2-a-side model sees: none held out to play
+    unseen = card["eval"]["held_out"]
+    assert unseen["encounters"] == [] and "margin" not in unseen
+    assert sorted(unseen["left_out"]) == [f"configs/encounters/saga/{n}.yaml" for n in
+                                          ("cantina_ambush", "canyon_beast", "droid_factory", "skirmish_4v4")]
+    assert "maps up to 10x10" in unseen["left_out"]["configs/encounters/saga/skirmish_4v4.yaml"]
+
+
+def test_the_card_plays_the_shipped_encounters_not_trained_on_beside_the_heuristics_own_figures(tmp_path):
+    """`eval.held_out`: the model against the heuristic on the shipped encounters it never trained on and can see,
+    and the control (the heuristic against itself on the same episodes); the file it trained on, and those larger
+    than its encoding, are left out with the reason."""
+    from agents.evaluate import encounter_source, evaluate
+    from agents.policies import load_policy
+    from engine.rulesets import get_ruleset
+
+    trained = "configs/encounters/saga/cantina_ambush.yaml"
+    cfg = load_config("configs/saga/smoke.yaml", ["env.map_size=[16, 16]", "env.max_per_side=4",
+                                                  f"env.encounters=[{trained}]", "eval.final_episodes=2"])
+    result = run(cfg, root=tmp_path / "runs")
+    out = CliRunner().invoke(app, ["publish", result["run_dir"], "--episodes", "4", "--seed", "7", "--round-limit",
+                                   "3", "--zoo", str(tmp_path / "zoo")])
+    assert out.exit_code == 0, out.output
+    unseen = yaml.safe_load((tmp_path / "zoo" / "saga" / "card.yaml").read_text())["eval"]["held_out"]
+    assert unseen["encounters"] == ["configs/encounters/saga/skirmish_4v4.yaml"]
+    assert unseen["left_out"][trained] == "trained on"
+    assert "maps up to 16x16" in unseen["left_out"]["configs/encounters/saga/canyon_beast.yaml"]
+    rs = get_ruleset("saga")
+    source = encounter_source(rs, unseen["encounters"], None, 3)
+    control, _ = evaluate(load_policy("heuristic", rs, seed=7), load_policy("heuristic", rs, seed=8), rs, 4, 7, source)
+    assert unseen["control"]["episodes"] == unseen["vs_heuristic"]["episodes"] == 4
+    assert unseen["control"]["win_rate"] == control["win_rate"]
+    assert unseen["margin"] == round(unseen["vs_heuristic"]["win_rate"] - control["win_rate"], 4)
+    assert unseen["vs_heuristic"]["mean_rounds"] <= 3
+    assert "held out (skirmish_4v4): win" in out.output
 
 
 def test_a_published_checkpoint_leaves_its_optimizer_state_behind(tmp_path):
