@@ -1,5 +1,5 @@
 """`tactician eval POLICY [--ruleset R] [--vs random|heuristic|POLICY ...] [--episodes N] [--seed S]
-[--round-limit N] [--encounter FILE ...] [--config TRAINING_CONFIG] [--json]`.
+[--round-limit N] [--encounter FILE ...] [--config TRAINING_CONFIG] [--control] [--json]`.
 
 `--json` prints one object of the same shape whatever the number of opponents (`FORMAT` 1):
 
@@ -7,9 +7,11 @@
      "encounters": ["configs/encounters/saga/cantina_ambush.yaml"] or null (random ones),
      "config": "configs/saga/skirmish.yaml" or null (--config: that config's encounters),
      "results": [{"opponent": "random", "episodes": 200, "win_rate": ..., "win_rate_ci95": [lo, hi], ...,
-                  "by_seat": {...}, "by_size": {...}, "tactics": {...}}, ...]}
+                  "by_seat": {...}, "by_size": {...}, "tactics": {...}, "control": null}, ...]}
 
-one entry of `results` per `--vs`, in the order given, each the summary of `agents.evaluate.summarise`.
+one entry of `results` per `--vs`, in the order given, each the summary of `agents.evaluate.summarise`; with
+`--control`, its "control" is the heuristic's own figures against that opponent on the same episodes
+(`agents.evaluate.card_summary`: win, draw and loss rates, rounds, by size).
 """
 from __future__ import annotations
 
@@ -58,6 +60,10 @@ def register(app: typer.Typer) -> None:
                                          "generator), e.g. for the heuristic's own figures on a model's encounters"),
               workers: int = typer.Option(1, "--workers", min=1,
                                           help="processes playing the episodes (same results; 2 on 2 cores)"),
+              control: bool = typer.Option(False, "--control",
+                                           help="also play the heuristic in POLICY's place on the same episodes "
+                                                "(what the heuristic's own play makes of these encounters), per "
+                                                "opponent"),
               as_json: bool = typer.Option(False, "--json", help="print one JSON object (format 1: "
                                                                 "{format, policy, ruleset, seed, episodes, "
                                                                 "round_limit, encounters, results: [{opponent, "
@@ -70,7 +76,7 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
         from rich.table import Table
 
-        from agents.evaluate import DEFAULT_ROUND_LIMIT, evaluate, source_for
+        from agents.evaluate import DEFAULT_ROUND_LIMIT, card_summary, evaluate, source_for
         from agents.forked import WorkerDied
         from agents.policies import load_policy
         from engine.core.errors import InputError
@@ -112,20 +118,23 @@ def register(app: typer.Typer) -> None:
             source = source_for(learner, rs, encounter, limit, train_env)
         except (InputError, ImportError, KeyError) as e:
             fail(str(e))
-        results = {}
+        results, controls = {}, {}
         for name, opp in opponents.items():
             try:
-                summary, _ = evaluate(learner, opp, rs, episodes, seed, source, workers=workers)
+                results[name], _ = evaluate(learner, opp, rs, episodes, seed, source, workers=workers)
+                if control:
+                    controls[name], _ = evaluate(load_policy("heuristic", rs, seed=seed), opp, rs, episodes, seed,
+                                                 source, workers=workers)
             except WorkerDied as e:
                 fail(str(e), 1)
             except InputError as e:  # a model that cannot see an encounter
                 fail(str(e))
-            results[name] = summary
         if as_json:
             out = {"format": FORMAT, "policy": policy, "ruleset": ruleset, "seed": seed, "episodes": episodes,
                    "round_limit": limit, "encounters": [str(p) for p in encounter] or None,
                    "config": str(config) if config is not None else None,
-                   "results": [{"opponent": name, **s} for name, s in results.items()]}
+                   "results": [{"opponent": name, **s, "control": card_summary(controls[name]) if control else None}
+                               for name, s in results.items()]}
             print(json.dumps(out, indent=2))
             return
         t = Table(title=f"{policy} on {ruleset}: {episodes} episodes per opponent, seeds from {seed}, both seats, "
@@ -139,7 +148,10 @@ def register(app: typer.Typer) -> None:
             lo, hi = s[f"{key}_rate_ci95"]
             return f"{s[f'{key}_rate']:.1%} [{lo * 100:.0f}-{hi * 100:.0f}]"
 
-        for name, s in results.items():
+        rows = [(name, s) for name, s in results.items()]
+        if control:  # each opponent's control row under its own
+            rows = [r for name, s in results.items() for r in ((name, s), ("  control (heuristic)", controls[name]))]
+        for name, s in rows:
             t.add_row(name, pct(s, "win"), pct(s, "draw"), pct(s, "loss"), f"{s['mean_rounds']:.1f}",
                       f"{s['damage_dealt']:.1f}", f"{s['damage_taken']:.1f}", f"{s['units_lost']:.2f}")
         console.print(t)

@@ -152,6 +152,31 @@ def test_eval_json_has_one_shape_whatever_the_number_of_opponents():
     assert files["encounters"] == ["configs/encounters/saga/cantina_ambush.yaml"]
 
 
+def test_control_plays_the_heuristic_in_the_policys_place_on_the_same_episodes():
+    """`--control`: per opponent, the heuristic's own figures on the very episodes the policy played (the same
+    encounters, seeds and seats); without it each result's "control" is null."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from agents.cli import app
+    base = ["eval", "random", "--ruleset", "saga", "--vs", "random", "--vs", "heuristic", "--episodes", "6", "--seed",
+            "3", "--json"]
+    plain = json.loads(CliRunner().invoke(app, base).stdout)
+    got = json.loads(CliRunner().invoke(app, base + ["--control"]).stdout)
+    assert [r["control"] for r in plain["results"]] == [None, None]
+    for r, p in zip(got["results"], plain["results"]):
+        assert {k: v for k, v in r.items() if k != "control"} == {k: v for k, v in p.items() if k != "control"}
+    for r in got["results"]:
+        alone = json.loads(CliRunner().invoke(app, ["eval", "heuristic", "--ruleset", "saga", "--vs", r["opponent"],
+                                                    "--episodes", "6", "--seed", "3", "--json"]).stdout)["results"][0]
+        assert r["control"]["win_rate"] == alone["win_rate"] and r["control"]["by_size"] == alone["by_size"]
+    assert got["results"][0]["control"]["win_rate"] > got["results"][0]["win_rate"]  # the heuristic beats random
+    table = CliRunner().invoke(app, ["eval", "random", "--ruleset", "saga", "--vs", "random", "--episodes", "2",
+                                     "--control"], env={"COLUMNS": "200"})
+    assert table.exit_code == 0 and "control (heuristic)" in table.output
+
+
 def test_the_readme_shows_the_eval_json_shape():
     """README's eval paragraph holds a (trimmed) `--json` output: valid JSON with every top-level key of the real
     output, in order, and results whose keys are the real results' keys."""
