@@ -84,5 +84,6 @@ def register(app: typer.Typer) -> None:
                        f"{unseen['vs_heuristic']['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] vs heuristic, "
                        f"{unseen['control']['win_rate']:.1%} for the heuristic itself")
         else:
-            typer.echo("held out: no shipped encounter the model has not trained on fits its encoding")
+            typer.echo("held out: every shipped encounter was trained on or is too large for the model's encoding "
+                       "(card.yaml: eval.held_out.left_out)")
         typer.echo(f"published {dest}/model.zip ({card['model_bytes'] / 1e6:.1f} MB) with card.yaml")
