@@ -13,7 +13,6 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Tactician: AI opponent and tactics trainer for tabletop combat.")
 
 
-
 def reflowed(doc: str) -> str:
     """A command's docstring as its --help shows it: the lines of each paragraph joined (the help keeps a
     docstring's line breaks, which then fall mid-line at the terminal's width); indented blocks kept as written."""

@@ -148,7 +148,7 @@ def register(app: typer.Typer) -> None:
             lo, hi = s[f"{key}_rate_ci95"]
             return f"{s[f'{key}_rate']:.1%} [{lo * 100:.0f}-{hi * 100:.0f}]"
 
-        rows = [(name, s) for name, s in results.items()]
+        rows = list(results.items())
         if control:  # each opponent's control row under its own
             rows = [r for name, s in results.items() for r in ((name, s), ("  control (heuristic)", controls[name]))]
         for name, s in rows:
