@@ -66,8 +66,8 @@ def register(app: typer.Typer) -> None:
                                                 "opponent"),
               as_json: bool = typer.Option(False, "--json", help="print one JSON object (format 1: "
                                                                 "{format, policy, ruleset, seed, episodes, "
-                                                                "round_limit, encounters, results: [{opponent, "
-                                                                "...}]})")) -> None:
+                                                                "round_limit, encounters, config, results: "
+                                                                "[{opponent, ..., control}]})")) -> None:
         """Win / draw / loss with 95% Wilson intervals, rounds and damage traded, on fixed seeds, both seats.
 
         The encounters are the --encounter files, else those of the --config, else those a model POLICY was trained
