@@ -253,6 +253,11 @@ class PPOConfig(_Section):
     prior_features: int = Field(0, ge=0, le=512, description="with env.prior: the actor's MLP also reads the prior "
                                 "block, projected to this many features, so that its corrections can depend on "
                                 "what the heuristic prefers (0: it reads the observation only)")
+    square_head: int = Field(0, ge=0, le=256, description="with env.prior: hidden units of a network shared by "
+                             "every square of the actions' window that adds its correction to each square action "
+                             "(agents/prior_policy.py SquareHead), reading the map there and the prior's scores of "
+                             "the square actions there (0: none; a run from train.init_from without one starts "
+                             "with it silent)")
     prior_weight: float = Field(2.0, gt=0, description="with env.prior: the starting weight of the prior block in "
                                 "the action logits of a new model (learned from there; a run from train.init_from "
                                 "keeps its model's); lower samples more of the heuristic's alternatives at the start")
@@ -366,9 +371,10 @@ class TrainConfig(_Section):
         if self.train.init_from and self.imitation.samples > 0:
             raise ValueError("train.init_from starts from a trained model's weights: set imitation.samples to 0 "
                              "(the two warm starts exclude each other)")
-        if self.ppo.prior_features and self.env.prior == "none":
-            raise ValueError("ppo.prior_features reads the observation's prior block: set env.prior (e.g. "
-                             "'heuristic') or set ppo.prior_features to 0")
+        for key in ("prior_features", "square_head"):
+            if getattr(self.ppo, key) and self.env.prior == "none":
+                raise ValueError(f"ppo.{key} reads the observation's prior block: set env.prior (e.g. "
+                                 f"'heuristic') or set ppo.{key} to 0")
         rollout = self.ppo.n_steps * self.train.n_envs
         if self.ppo.batch_size > rollout:
             raise ValueError(f"ppo.batch_size {self.ppo.batch_size} is larger than the rollout "

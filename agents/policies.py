@@ -253,6 +253,8 @@ def _numpy_layers(policy) -> list[tuple[str, np.ndarray | None, np.ndarray | Non
         return None
     head = policy.action_net
     if isinstance(head, PriorHead):  # its linear part; the prior block is added apart (`_prior_part`)
+        if head.square is not None:  # a square head: through torch
+            return None
         head = head.linear
     out = []
     for m in [*policy.mlp_extractor.policy_net, head]:

@@ -219,6 +219,15 @@ def build_model(cfg: TrainConfig, venv, tensorboard_log: str | None = None):
         policy, policy_kwargs["prior_dim"] = PriorPolicy, int(venv.action_space.n)
         policy_kwargs["prior_features"] = p.prior_features
         policy_kwargs["prior_weight"] = p.prior_weight
+        if p.square_head:
+            from envs.codec import ActionCodec
+            from envs.observation import ObservationEncoder
+
+            from .prior_policy import square_layout
+            e, rs = cfg.env, get_ruleset(cfg.ruleset)
+            policy_kwargs["square_head"] = p.square_head
+            policy_kwargs["square_layout"] = tuple(square_layout(ActionCodec(rs, e.max_per_side, *e.map_size),
+                                                                 ObservationEncoder(rs, e.max_per_side, *e.map_size)))
     model = FastMaskablePPO(policy, venv, **ppo_hparams(cfg), seed=cfg.train.seed, device="cpu", verbose=0,
                             tensorboard_log=tensorboard_log, policy_kwargs=policy_kwargs)
     return with_run_settings(model, cfg)
@@ -268,11 +277,14 @@ def init_weights(cfg: TrainConfig, model, path: str | Path) -> None:
 def _widened(source: dict, target: dict, path: Path) -> dict:
     """`source` (a policy's state dict) for a policy shaped like `target`: a PriorPolicy without prior features
     goes on into one with them (the projection keeps its fresh weights, the actor's first layer reads the new
-    features with zero weights, so the policy plays exactly as before). Anything else must match exactly."""
+    features with zero weights, so the policy plays exactly as before), and one without a square head into one
+    with it (fresh, its last layer zero: the same play). Anything else must match exactly."""
     from .config import ConfigError
 
-    first, proj = "mlp_extractor.policy_net.0.weight", "mlp_extractor.prior_proj."
+    first, proj, square = "mlp_extractor.policy_net.0.weight", "mlp_extractor.prior_proj.", "action_net.square."
     out = dict(source)
+    if any(k.startswith(square) for k in target) and not any(k.startswith(square) for k in source):
+        out.update({k: v for k, v in target.items() if k.startswith(square)})  # its last layer zero: silent
     if any(k.startswith(proj) for k in target) and not any(k.startswith(proj) for k in source):
         out.update({k: v for k, v in target.items() if k.startswith(proj)})
         old, new = source[first], target[first]
