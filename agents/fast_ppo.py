@@ -64,6 +64,7 @@ from stable_baselines3.common.utils import explained_variance, obs_as_tensor
 from stable_baselines3.common.vec_env import VecEnv
 from torch.nn import functional as F
 
+from .prior_policy import PriorExtractor, PriorHead
 from .vec_env import ShardedVecEnv
 
 try:  # the policy's hot loops in C (agents/_kernels.c), built by `pip install`; torch otherwise
@@ -136,11 +137,23 @@ def masked_log_prob_entropy(logits: th.Tensor, masks: th.Tensor, actions: th.Ten
 
 def legal_logits(head: th.nn.Module, latent: th.Tensor, kept: th.Tensor | None) -> th.Tensor:
     """The action head's logits for the actions `kept` only (all of them if None), for a minibatch whose masks
-    and actions are restricted and renumbered the same way (FastMaskableRolloutBuffer `legal_columns`)."""
+    and actions are restricted and renumbered the same way (FastMaskableRolloutBuffer `legal_columns`): a plain
+    Linear, or a PriorPolicy's PriorHead (its linear part and prior block for those actions; with a square head, all
+    its logits and then those actions')."""
     if kept is None:
         return head(latent)
+    if isinstance(head, PriorHead):
+        if head.square is not None:
+            return head(latent).index_select(1, kept)
+        block = latent[:, head.hidden:head.hidden + head.n_actions].index_select(1, kept)
+        return legal_logits(head.linear, latent[:, :head.hidden], kept) + head.weight * block
     bias = None if head.bias is None else head.bias.index_select(0, kept)
     return F.linear(latent, head.weight.index_select(0, kept), bias)
+
+
+def subset_head(head: th.nn.Module) -> bool:
+    """Whether `legal_logits` computes this action head's logits for a subset of the actions."""
+    return type(head) is th.nn.Linear or isinstance(head, PriorHead)
 
 
 class SparseRows:
@@ -151,6 +164,7 @@ class SparseRows:
 
     def __init__(self, csr: tuple[np.ndarray, np.ndarray, np.ndarray], cols: int, rows: np.ndarray | None = None):
         self.csr, self.cols, self.rows = csr, cols, rows
+        self.dense: th.Tensor | None = None  # the same rows as they are, where a layer needs them (`PriorFirstLayers`)
 
     @classmethod
     def of(cls, x: np.ndarray) -> SparseRows:
@@ -172,23 +186,28 @@ class SparseFirstLayers(th.autograd.Function):
     C over the observations' non-zero entries (obs: SparseRows, or a dense tensor converted here), with the weight
     gradient g^T x over them too (`_kernels.linear_forward` / `linear_backward`) and the bias gradient the sum
     of g. The same products as `F.linear` (to float rounding: the sums run in another order) at a fraction of their
-    cost for observations that are mostly zeros; the observations get no gradient (they are data)."""
+    cost for observations that are mostly zeros; the observations get no gradient (they are data). A weight may
+    read a range of the columns only: `threads` as (threads, column offsets per layer), each weight then reading
+    the columns from its offset on, as many as it has."""
 
     @staticmethod
-    def forward(ctx, obs: SparseRows | th.Tensor, threads: int,  # type: ignore[override]
+    def forward(ctx, obs: SparseRows | th.Tensor, threads: int | tuple[int, tuple[int, ...]],  # type: ignore[override]
                 *params: th.Tensor) -> th.Tensor:
         x = obs if isinstance(obs, SparseRows) else SparseRows.of(obs.detach().numpy())
         weights, biases = params[0::2], params[1::2]
+        threads, offsets = threads if isinstance(threads, tuple) else (threads, (0,) * len(weights))
         widths = [p.shape[0] for p in weights]
-        w = th.empty((x.cols, sum(widths)))  # inputs x outputs: one row per input
+        whole = all(o == 0 and p.shape[1] == x.cols for o, p in zip(offsets, weights))
+        w = (th.empty if whole else th.zeros)((x.cols, sum(widths)))  # inputs x outputs: one row per input
         start = 0
-        for p in weights:
-            w[:, start:start + p.shape[0]].copy_(p.detach().t())
+        for p, o in zip(weights, offsets):
+            w[o:o + p.shape[1], start:start + p.shape[0]].copy_(p.detach().t())
             start += p.shape[0]
         b = th.cat([p.detach() for p in biases]).numpy()
         y = np.empty((len(x), w.shape[1]), np.float32)
         _kernels.linear_forward(*x.csr, x.rows, w.numpy(), b, y, threads)
         ctx.x, ctx.threads, ctx.widths = x, threads, widths
+        ctx.columns = [(o, p.shape[1]) for p, o in zip(weights, offsets)]
         return th.from_numpy(y)
 
     @staticmethod
@@ -200,10 +219,58 @@ class SparseFirstLayers(th.autograd.Function):
         db = grad.sum(dim=0)
         out: list[th.Tensor | None] = [None, None]
         start = 0
-        for width in ctx.widths:
-            out += [dw[start:start + width], db[start:start + width]]
+        for width, (o, n) in zip(ctx.widths, ctx.columns):
+            out += [dw[start:start + width, o:o + n], db[start:start + width]]
             start += width
         return tuple(out)
+
+
+class PriorFirstLayers:
+    """A PriorPolicy's first layers (agents/prior_policy.py PriorExtractor) in the updates, by `SparseFirstLayers`
+    over the rollout's observations minus their background (`prior_background`): the actor's first Linear reads the
+    observation without its prior block and (with `prior_features`) the block's projection, the critic's the
+    observation without the block. Most of the block sits at the prior's FLOOR, where `block_features` is 0, so the
+    projection of `block_features(block)` is that of (block - FLOOR) / -FLOOR over the entries above the floor, plus
+    its bias: the same products as the policy's modules (to float rounding) over the non-zeros only."""
+
+    def __init__(self, extractor):
+        self.ext = extractor
+
+    def latents(self, obs: SparseRows) -> tuple[th.Tensor, th.Tensor]:
+        """(actor latent, critic latent) as `PriorExtractor.forward_actor` / `forward_critic` give them, for a
+        minibatch of SparseRows carrying its dense rows (`dense`: the actor's latent carries the block on)."""
+        from envs.prior import FLOOR
+
+        ext = self.ext
+        base = ext.base_dim
+        pi, vf, proj = ext.policy_net[0], ext.value_net[0], ext.prior_proj
+
+        params, offsets = [pi.weight[:, :base], pi.bias, vf.weight, vf.bias], [0, 0]
+        if proj is not None:  # the block's columns only
+            params += [proj.weight / -FLOOR, proj.bias]
+            offsets.append(base)
+        h = SparseFirstLayers.apply(obs, (th.get_num_threads(), tuple(offsets)), *params)
+        a, c = pi.out_features, vf.out_features
+        h_pi, h_vf = h[:, :a], h[:, a:a + c]
+        if proj is not None:
+            h_pi = h_pi + F.linear(h[:, a + c:], pi.weight[:, base:])
+        for m in list(ext.policy_net)[1:]:
+            h_pi = m(h_pi)
+        for m in list(ext.value_net)[1:]:
+            h_vf = m(h_vf)
+        latent = [h_pi, obs.dense[:, base:]]
+        if ext.carry_observation:
+            latent.append(obs.dense[:, :base])
+        return th.cat(latent, dim=1), h_vf
+
+
+def prior_background(extractor, cols: int) -> np.ndarray:
+    """The value most entries of a PriorPolicy's observation hold: 0, and the prior's FLOOR in its block."""
+    from envs.prior import FLOOR
+
+    out = np.zeros(cols, dtype=np.float32)
+    out[extractor.base_dim:] = FLOOR
+    return out
 
 
 def masked_sample(logits: th.Tensor, masks: th.Tensor, u: th.Tensor | None = None) -> tuple[th.Tensor, th.Tensor]:
@@ -261,6 +328,8 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
         self._legal_only: tuple[th.Tensor | None, dict[str, th.Tensor]] | None = None  # `legal_columns`
         self._density: float | None = None  # `input_density`
         self._sparse: SparseRows | None = None  # `sparse_observations`
+        # per observation entry, the value most entries hold (zeros if None): subtracted before `sparse_observations`
+        self.background: np.ndarray | None = None
         self.pos, self.full = 0, False
 
     def add(self, obs: np.ndarray, action: np.ndarray, reward: np.ndarray, episode_start: np.ndarray,
@@ -296,14 +365,18 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
         order = th.from_numpy(indices)
         for start in range(0, total, batch_size):
             idx = order[start:start + batch_size]
-            yield self._take(idx, tensors, None if rows is None else rows.take(indices[start:start + batch_size]))
+            sparse = None if rows is None else rows.take(indices[start:start + batch_size])
+            if sparse is not None and self.background is not None:  # (a PriorPolicy's logits read the block itself)
+                sparse.dense = tensors["observations"].index_select(0, idx)
+            yield self._take(idx, tensors, sparse)
 
     def sparse_observations(self) -> SparseRows:
-        """The rollout's observations (in the order of the update's indices) as their non-zeros, converted once a
-        rollout."""
+        """The rollout's observations (in the order of the update's indices) as their non-zeros (minus `background`
+        when set), converted once a rollout."""
         self._flatten()
         if self._sparse is None:
-            self._sparse = SparseRows.of(self.observations.reshape(len(self.observations), -1))
+            x = self.observations.reshape(len(self.observations), -1)
+            self._sparse = SparseRows.of(x if self.background is None else x - self.background)
         return self._sparse
 
     def legal_columns(self) -> th.Tensor | None:
@@ -323,10 +396,12 @@ class FastMaskableRolloutBuffer(MaskableRolloutBuffer):
         return self._legal_only[0]
 
     def input_density(self) -> float:
-        """The share of the rollout's observation entries that are not zero, in every 8th step of each env (worked
-        out once a rollout)."""
+        """The share of the rollout's observation entries that are not zero (not their `background`), in every 8th
+        step of each env (worked out once a rollout)."""
         if self._density is None:
             sample = self._obs_env_major[:, ::8]
+            if self.background is not None:
+                sample = sample.reshape(-1, self.background.size) - self.background
             self._density = np.count_nonzero(sample) / max(1, sample.size)
         return self._density
 
@@ -462,27 +537,36 @@ class FastMaskablePPO(MaskablePPO):
         pi_features, vf_features = features
         return pol.mlp_extractor.forward_actor(pi_features), pol.mlp_extractor.forward_critic(vf_features)
 
-    def _sparse_first_layers(self) -> tuple[th.nn.Linear, th.nn.Linear] | None:
+    def _sparse_first_layers(self) -> tuple[th.nn.Linear, th.nn.Linear] | PriorFirstLayers | None:
         """The actor's and critic's first Linear layers, for `SparseFirstLayers` in the updates, when the policy is
         a plain MLP (one flatten of the observations, SB3's MlpExtractor with a hidden layer in each net), the C
-        module is built and the rollout's observations are mostly zeros (`SPARSE_SHARE`); else None."""
+        module is built and the rollout's observations are mostly zeros (`SPARSE_SHARE`); for a PriorPolicy, its
+        `PriorFirstLayers` when its observations are mostly their background (`prior_background`); else None."""
         pol, buffer = self.policy, self.rollout_buffer
+        prior = type(pol.mlp_extractor) is PriorExtractor
         if not (_kernels is not None and isinstance(buffer, FastMaskableRolloutBuffer)
-                and type(pol.mlp_extractor) is MlpExtractor and pol.share_features_extractor
+                and (type(pol.mlp_extractor) is MlpExtractor or prior) and pol.share_features_extractor
                 and isinstance(pol.features_extractor, FlattenExtractor)
                 and self.observation_space.dtype == np.float32):
             return None
         nets = pol.mlp_extractor.policy_net, pol.mlp_extractor.value_net
         if not all(len(net) and type(net[0]) is th.nn.Linear and net[0].bias is not None for net in nets):
             return None
+        if prior:
+            if buffer.background is None:
+                buffer.background = prior_background(pol.mlp_extractor, int(np.prod(self.observation_space.shape)))
+            return PriorFirstLayers(pol.mlp_extractor) if buffer.input_density() <= SPARSE_SHARE else None
         return (nets[0][0], nets[1][0]) if buffer.input_density() <= SPARSE_SHARE else None
 
-    def _update_latents(self, obs: th.Tensor | SparseRows, first: tuple[th.nn.Linear, th.nn.Linear] | None
+    def _update_latents(self, obs: th.Tensor | SparseRows,
+                        first: tuple[th.nn.Linear, th.nn.Linear] | PriorFirstLayers | None
                         ) -> tuple[th.Tensor, th.Tensor]:
         """`_latents` for a minibatch of the update; the first layers by `SparseFirstLayers` when `first` (from
         `_sparse_first_layers`) is given, obs then the minibatch's SparseRows (flattened: the policy's features)."""
         if first is None:
             return self._latents(obs)
+        if isinstance(first, PriorFirstLayers):
+            return first.latents(obs)
         pi, vf = first
         h = SparseFirstLayers.apply(obs, th.get_num_threads(), pi.weight, pi.bias, vf.weight, vf.bias)
         latent_pi, latent_vf = h[:, :pi.out_features], h[:, pi.out_features:]
@@ -675,8 +759,8 @@ class FastMaskablePPO(MaskablePPO):
             chooser.start_update()
             threads_before = th.get_num_threads()
         continue_training = True
-        # with a plain Linear head, only the logits of actions legal somewhere (else the head may read the others)
-        kept = self.rollout_buffer.legal_columns() if type(pol.action_net) is th.nn.Linear else None
+        # with a head `legal_logits` can cut, only the logits of actions legal somewhere
+        kept = self.rollout_buffer.legal_columns() if subset_head(pol.action_net) else None
         first = self._sparse_first_layers()
         for epoch in range(self.n_epochs):
             approx_kl_divs = []

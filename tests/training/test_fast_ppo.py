@@ -545,3 +545,61 @@ def test_a_policy_that_is_not_a_plain_mlp_acts_in_the_learner(monkeypatch):
         assert model.num_timesteps == model.n_steps * venv.num_envs
     finally:
         venv.close()
+
+
+def _same_prior_start(prior_features: int, square_head: int):
+    """As `_same_start`, for a PriorPolicy (agents/prior_policy.py) on an env with the heuristic prior block."""
+    from agents.prior_policy import PriorPolicy, square_layout
+
+    venv = MaskedDummyVecEnv([lambda: TacticsEnv("saga", opponent="random", prior="heuristic",
+                                                 generator={"sizes": (1, 2), "width": 8, "height": 8})] * 4)
+    env = venv.envs[0].unwrapped
+    kwargs = {"net_arch": [32, 32], "prior_dim": int(venv.action_space.n), "prior_features": prior_features,
+              "activation_fn": torch.nn.ReLU}
+    if square_head:
+        kwargs.update(square_head=square_head, square_layout=tuple(square_layout(env.codec, env.encoder)))
+    kw = dict(n_steps=32, batch_size=32, n_epochs=3, seed=0, ent_coef=0.01, clip_range=0.2, policy_kwargs=kwargs,
+              device="cpu")
+    ref, fast = MaskablePPO(PriorPolicy, venv, **kw), FastMaskablePPO(PriorPolicy, venv, **kw)
+    with torch.no_grad():  # weights off their start (the square head's last layer is zero there)
+        for p in ref.policy.parameters():
+            p.add_(torch.randn(p.shape, generator=torch.Generator().manual_seed(p.numel())) * 0.05)
+    fast.policy.load_state_dict(ref.policy.state_dict())
+    _, callback = fast._setup_learn(32 * venv.num_envs)
+    assert fast.collect_rollouts(venv, callback, fast.rollout_buffer, 32)
+    ref.set_logger(fast.logger)
+    b, r = fast.rollout_buffer, ref.rollout_buffer
+    r.reset()
+    for k in range(32):
+        r.add(b.observations[k].copy(), b.actions[k].copy(), b.rewards[k].copy(), b.episode_starts[k].copy(),
+              torch.as_tensor(b.values[k]), torch.as_tensor(b.log_probs[k]),
+              action_masks=b.action_masks[k].astype(np.float32))
+    r.advantages[:], r.returns[:] = b.advantages, b.returns
+    return ref, fast
+
+
+@pytest.mark.parametrize("prior_features,square_head,dense", [(0, 0, False), (8, 0, False), (8, 4, False),
+                                                               (8, 0, True)])
+def test_one_update_of_a_prior_policy_moves_the_weights_as_maskable_ppo_does(prior_features, square_head, dense,
+                                                                             monkeypatch):
+    """A PriorPolicy's observation is mostly zeros and, in its prior block, the prior's floor: its first layers run
+    over the rest (`PriorFirstLayers`; with `dense`, through its modules), its logits for the actions legal in the
+    rollout only, and the update is sb3-contrib's."""
+    from agents.fast_ppo import PriorFirstLayers
+
+    if dense:
+        monkeypatch.setattr(fast_ppo, "SPARSE_SHARE", 0.0)
+    ref, fast = _same_prior_start(prior_features, square_head)
+    first = fast._sparse_first_layers()
+    assert isinstance(first, PriorFirstLayers) != dense
+    assert fast.rollout_buffer.legal_columns() is not None  # the logits of a subset of the actions
+    before = {k: v.clone() for k, v in ref.policy.state_dict().items()}
+    np.random.seed(5)
+    ref.train()
+    np.random.seed(5)
+    fast.train()
+    moved = 0.0
+    for (k, a), b in zip(fast.policy.state_dict().items(), ref.policy.state_dict().values()):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=2e-6, msg=k)
+        moved = max(moved, (b - before[k]).abs().max().item())
+    assert moved > 1e-4
