@@ -391,8 +391,7 @@ def training_runs(seconds: float, repeat: int, cfg_path: Path, overrides: list[s
     return {**mid, "runs": [(r["steps_per_s"], r["ratio"]) for r in runs]} if repeat > 1 else mid
 
 
-C_MODULES = ("engine.core._native", "engine.rulesets.saga._observe", "engine.rulesets.saga._legal",
-             "engine.rulesets.saga._tactics", "envs._native", "agents._kernels")  # pyproject.toml's ext-modules
+C_MODULES = ("engine.core._native", "envs._native", "agents._kernels")  # pyproject.toml's ext-modules
 
 
 def missing_c_modules() -> list[str]:

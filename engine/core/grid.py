@@ -18,7 +18,6 @@ try:  # the movement searches in C (engine/core/_native.c), built by `pip instal
     from . import _native
 except ImportError:  # pragma: no cover - only without a C compiler
     _native = None
-NATIVE_PATH = _native is not None  # Grid.path_masks can be used
 
 TERRAINS = ("floor", "wall", "low_cover", "heavy_cover", "difficult", "door", "open_door", "window")
 DEFAULT_LEGEND = {"#": "wall", ".": "floor", "c": "low_cover", "C": "heavy_cover", "~": "difficult",
@@ -436,7 +435,7 @@ class Grid:
     def path_masks(self, start: tuple[int, int], goal: tuple[int, int], budget: int, blocked: bytes,
                    danger: bytes) -> list[tuple[int, int]] | None:
         """`path` with the squares not to enter and the dangerous ones given as one byte per square (non-zero:
-        blocked / dangerous), as a C helper makes them; in C only (`NATIVE_PATH`)."""
+        blocked / dangerous); in C only (`path` calls it when engine/core/_native.c is built)."""
         geo = self._geometry
         got = _native.path(geo.flat_transitions(self, self._door_key()), self.index(*start), self.index(*goal),
                            budget, blocked, danger, self.width, self.metric == "alternating")

@@ -115,15 +115,6 @@ class TacticsView:
         """Squares worth a look beyond a coarse lattice when the heuristic prunes for speed (`choose`); None: all."""
         return None
 
-    def key_mask(self) -> bytes | None:
-        """`key_squares` as one byte per square (1: a key square) for a C kernel; None: use `key_squares`."""
-        return None
-
-    def kernel(self, turn, pos_memo: dict, offense_memo: dict, targets: dict, weights: tuple):
-        """A compiled scoring loop for this view (Saga's `_tactics.Kernel`), or None: the heuristic's Python
-        methods score."""
-        return None
-
 
 class Tactics:
     """A ruleset's tactical knowledge for the heuristic policy (see the module docstring). `rs` is the ruleset."""

@@ -23,11 +23,6 @@ still possible after a decision?) and its tactics (`Ruleset.tactics()`, the inte
 Below its `flee_below` fraction of max HP a unit tries to get away instead: squares far from the
 enemies and out of their sight, a withdrawal when threatened, attacks only as a last resort.
 Ties are broken by a tiny seeded jitter, so the policy is deterministic given its seed.
-
-Speed: a tactics view may offer a compiled `kernel` (Saga: `engine/rulesets/saga/_tactics.c`) that runs the
-scoring loop, the square values and the scores of moves, attacks, charges, aim and the defensive stances of a unit
-that is not fleeing; the Python methods below are its reference and fallback, and give the same scores to the last
-bit (`HeuristicPolicy.native = False` forces them).
 """
 from __future__ import annotations
 
@@ -73,7 +68,6 @@ class HeuristicPolicy(Policy):
     """Scores every legal decision with the ruleset's estimates and tactics; plays the best one."""
 
     name = "heuristic"
-    native = True  # square values through the tactics' C kernel where there is one (False: the Python reference)
 
     def __init__(self, seed: int | None = 0):
         self._seed = seed
@@ -118,27 +112,22 @@ class HeuristicPolicy(Policy):
 
     # ---- scoring ------------------------------------------------------------------------------------------
     def _scores(self, battle: "Battle", prune: bool = False, best: bool = False) -> list[tuple[Decision, float]]:
-        """(decision, score) for the legal decisions not pruned, in their order; with `best`, from the C loop
-        only the first of the best (enough for `max`)."""
+        """(decision, score) for the legal decisions not pruned, in their order; `best`: only `max` of them is
+        wanted (when ending the turn beats every other decision, it alone is returned)."""
         legal = battle.legal()
         if len(legal) == 1:
             return [(legal[0], 0.0)]
         tac = tactics_for(battle.ruleset)
         if best and _end_beats_all(tac, legal):
-            # what the loops below pick, without their work: the same jitter draws, one per legal decision
+            # what the loop below picks, without its work: the same jitter draws, one per legal decision
             if type(self._rng) is random.Random:
                 self._rng.getrandbits(64 * len(legal))  # as many words as len(legal) random() calls take
             else:
                 for _ in legal:
                     self._rng.random()
             return [(END, 0.0)]
-        t = _Turn(battle, tac, prune, self._memo, self.native, self._budgets)
+        t = _Turn(battle, tac, prune, self._memo, self._budgets)
         jitter = self._rng.random
-        if t.k is not None:  # the same loop in C (the draws of a plain random.Random taken at once there)
-            rng = self._rng if type(self._rng) is random.Random else jitter
-            out = t.k.scores(legal, t.kinds, rng, t.score, tac.constant_misc, t.a.pos, best)
-            t.k = t.pos_value = t.best_attack = None  # the kernel refers back to the turn
-            return out
         score = t.score
         out = []
         for d, kind in zip(legal, t.kinds):
@@ -168,7 +157,7 @@ class _Turn:
     lattice = 3  # choose() looks at every lattice-th square in x and y, plus the key squares
 
     def __init__(self, battle: "Battle", tac: Tactics, prune: bool = False, memo: dict | None = None,
-                 native: bool = False, budgets: dict | None = None):
+                 budgets: dict | None = None):
         self.b, self.tac, self.rs = battle, tac, battle.ruleset
         self.enc: "Encounter" = battle.enc
         self.a: "Unit" = battle.enc.actor
@@ -204,22 +193,9 @@ class _Turn:
                 self._budgets = budgets[self.rs.id] = {}
         self._can_strike: bool | None = None
         self._threat_here: float | None = None
-        # the view's C kernel for square values (not for a fleeing unit)
-        self.k = None
-        if native and not self.fleeing and by_action:
-            self.k = v.kernel(self, self._pos, self._offense, self._targets,
-                              (THREAT_WEIGHT, NEXT_TURN_SHARE, APPROACH, CLOSE_IN, MOVE_COST, RUN_COST, RUN_IN_REACH))
-            if self.k is not None:  # the memos above are the Python path's: the kernel keeps its own
-                self.pos_value, self.best_attack = self.k.pos_value, self.k.best_attack
         # per legal decision its kind, or None when pruned (choose() looks at every lattice-th square in x
         # and y, plus the key squares); the moves; the squares of the moves, withdrawals and runs by action
-        kinds = tac.kinds
         self.keep = None
-        if self.k is not None and kinds is not None:  # the loop below in C (the key squares as a byte per square)
-            if prune:
-                self.keep = v.key_mask() or v.key_squares()
-            self.kinds, self.moves, self._squares = self.k.classify(battle.legal(), kinds, self.keep, self.lattice)
-            return
         if prune:
             self.keep = v.key_squares()
         self.kinds: list[str | None] = []
@@ -289,8 +265,6 @@ class _Turn:
         key = (pos, aimed)
         got = self._offense.get(key)
         if got is None:
-            if self.k is not None:
-                return self.k.best_attack(pos, aimed)
             best = 0.0
             targets = self._targets
             for t, est, cost in self.v.offense(pos, aimed):
@@ -307,8 +281,6 @@ class _Turn:
         got = self._pos.get(pos)
         if got is not None:
             return got
-        if self.k is not None:
-            return self.k.pos_value(pos)
         v = self.v
         threat = v.threat(pos)
         if self.fleeing:
@@ -357,13 +329,10 @@ class _Turn:
                 cost = {}
                 for act, (kind, sq) in squares.items():
                     if kind != "run":
-                        c = cost[act] = MOVE_COST + (0.0 if kind == "withdraw" else
-                                                     self.provoked(Decision(act, square=sq[0])))
-                        if self.k is not None:
-                            best = max(best, max(self.k.move_scores(sq, -c, False)))  # pos_value(sq) - c
-                if self.k is None:
-                    for d in self.moves:
-                        best = max(best, self.pos_value(d.square) - cost[d.action])
+                        cost[act] = MOVE_COST + (0.0 if kind == "withdraw" else
+                                                 self.provoked(Decision(act, square=sq[0])))
+                for d in self.moves:
+                    best = max(best, self.pos_value(d.square) - cost[d.action])
             self._best_reposition = best
         return self._best_reposition
 
@@ -435,7 +404,7 @@ class _Turn:
             return self.best_attack(a.pos, aimed=True) + self.pos_value(a.pos)
         threat = self._threat_here
         if threat is None:
-            threat = self._threat_here = self.k.threat(a.pos) if self.k is not None else self.v.threat(a.pos)
+            threat = self._threat_here = self.v.threat(a.pos)
         return self.v.misc_value(d, threat, self.can_strike) + self.pos_value(a.pos)
 
     def estimate(self, d: Decision):
@@ -454,13 +423,7 @@ class _Turn:
     def can_strike(self) -> bool:
         """Whether any attack is possible from here, or from a square a move away."""
         if self._can_strike is None:
-            if self.k is not None:  # the same test, a group of moves of one action at a time
-                self._can_strike = self.best_attack(self.a.pos) > 0 or (
-                    self.rs.economy.can_pay(self.enc.budget, *self.tac.attack_cost)
-                    and any(self.k.any_attack(sq) for act, (kind, sq) in self._squares.items()
-                            if kind != "run" and self.can_attack_after(Decision(act, square=sq[0]))))
-            else:
-                self._can_strike = self.best_attack(self.a.pos) > 0 or (
-                    self.rs.economy.can_pay(self.enc.budget, *self.tac.attack_cost)
-                    and any(self.best_attack(m.square) > 0 for m in self.moves if self.can_attack_after(m)))
+            self._can_strike = self.best_attack(self.a.pos) > 0 or (
+                self.rs.economy.can_pay(self.enc.budget, *self.tac.attack_cost)
+                and any(self.best_attack(m.square) > 0 for m in self.moves if self.can_attack_after(m)))
         return self._can_strike

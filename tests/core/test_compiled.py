@@ -79,8 +79,8 @@ def test_fresh_builds_are_loaded():
         assert compiled.is_compiled(module), f"{path} has a fresh build but ran from its source"
 
 
-def battles_digest(n: int = 6) -> str:
-    """A hash of n seeded Starfinder battles played by the heuristic on both sides: every event and the final
+def battles_digest(ruleset: str = "starfinder", n: int = 6) -> str:
+    """A hash of n seeded battles of a ruleset played by the heuristic on both sides: every event and the final
     state."""
     from engine.core.battle import Battle
     from engine.core.dice import SeededDice
@@ -89,7 +89,7 @@ def battles_digest(n: int = 6) -> str:
     from engine.policies.heuristic import HeuristicPolicy
     from engine.rulesets import get_ruleset
 
-    rs = get_ruleset("starfinder")
+    rs = get_ruleset(ruleset)
     h = hashlib.sha256()
     for seed in range(n):
         enc = random_encounter(rs, random.Random(seed), 12, 12, sizes=(1, 3), mirrored=False,
@@ -105,12 +105,13 @@ def battles_digest(n: int = 6) -> str:
     return h.hexdigest()
 
 
-def test_the_compiled_and_the_pure_modules_play_the_same_battles():
+@pytest.mark.parametrize("ruleset", ["saga", "starfinder"])
+def test_the_compiled_and_the_pure_modules_play_the_same_battles(ruleset):
     """The same battles in this process (compiled modules where built) and in one that runs every module from its
     source (TACTICIAN_PURE=1)."""
     env = {**os.environ, "TACTICIAN_PURE": "1"}
-    code = ("import engine.rulesets.starfinder.ruleset as r, engine.compiled as c, tests.core.test_compiled as t;"
-            "assert not c.is_compiled(r); print(t.battles_digest())")
+    code = (f"import engine.rulesets.{ruleset}.ruleset as r, engine.compiled as c, tests.core.test_compiled as t;"
+            f"assert not c.is_compiled(r); print(t.battles_digest({ruleset!r}))")
     pure = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
                           check=True).stdout.strip()
-    assert battles_digest() == pure
+    assert battles_digest(ruleset) == pure

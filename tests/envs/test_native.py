@@ -1,14 +1,11 @@
 """The C loops of the codec and the observation encoder (envs/_native.c) give exactly what their Python
-versions give; both are checked on states from random battles, so the fallback stays correct too. The
-observation is compared with the encoder's Python version fed by Saga's Python figures (the whole fallback),
-and with the Python encoder reading Saga's C figures as a sequence."""
+versions give; both are checked on states from random battles, so the fallback stays correct too."""
 import random
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-import engine.rulesets.saga.observe as saga_observe
 import envs.codec as codec_module
 import envs.observation as obs_module
 from engine.core.battle import Battle
@@ -91,12 +88,10 @@ def _observation_states(n_battles: int, seed: int):
             yield b.enc, u
 
 
-def _python_encode(monkeypatch, oe, enc, actor, saga_in_c: bool):
-    """The encoder's Python version; with the Saga figures from C (its Parts as a sequence) or from Python."""
+def _python_encode(monkeypatch, oe, enc, actor):
+    """The encoder's Python version."""
     with monkeypatch.context() as m:
         m.setattr(obs_module, "_native", None)
-        if not saga_in_c:
-            m.setattr(saga_observe, "_observe", None)
         return oe.encode(enc, actor, np.full(oe.size, -9.0, dtype=np.float32))
 
 
@@ -108,9 +103,7 @@ def test_observation_matches_python(monkeypatch, per_side, radius):
     for enc, actor in _observation_states(9, seed=10 + radius):
         got = oe.encode(enc, actor, np.full(oe.size, 9.0, dtype=np.float32))
         assert got.dtype == np.float32
-        assert np.array_equal(got, _python_encode(monkeypatch, oe, enc, actor, saga_in_c=False))
-        if n % 4 == 0:
-            assert np.array_equal(got, _python_encode(monkeypatch, oe, enc, actor, saga_in_c=True))
+        assert np.array_equal(got, _python_encode(monkeypatch, oe, enc, actor))
         assert np.array_equal(oe.encode(enc, actor), got)  # a new array when no `out` is given
         n += 1
         doors += bool(enc.grid.open_doors or enc.grid.broken)
@@ -136,7 +129,7 @@ def test_observation_of_rulesets_without_the_fast_parts_matches_python(monkeypat
             continue
         for oe in encoders:
             got = oe.encode(enc, actor, np.full(oe.size, 9.0, dtype=np.float32))
-            assert np.array_equal(got, _python_encode(monkeypatch, oe, enc, actor, saga_in_c=False))
+            assert np.array_equal(got, _python_encode(monkeypatch, oe, enc, actor))
         n += 1
     assert n > 200
     from tests.toys.common import build
@@ -151,7 +144,7 @@ def test_observation_of_rulesets_without_the_fast_parts_matches_python(monkeypat
         if b.over:
             break
         got = oe.encode(b.enc, b.enc.actor, np.full(oe.size, 9.0, dtype=np.float32))
-        assert np.array_equal(got, _python_encode(monkeypatch, oe, b.enc, b.enc.actor, saga_in_c=False))
+        assert np.array_equal(got, _python_encode(monkeypatch, oe, b.enc, b.enc.actor))
         b.step(b.legal()[-1])
 
 

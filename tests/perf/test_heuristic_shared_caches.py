@@ -114,24 +114,3 @@ def test_twins_swapped_keep_their_threats_and_scores():
         y.stats, y.hp, y.max_hp, y.state = saved
         e.version += 1
     assert n > 100, n
-
-
-def test_kernel_draws_jitter_as_random_does():
-    """`Kernel.scores` given a random.Random takes its random() draws all at once (one getrandbits): the scores are the
-    ones of a call per legal decision, and the generator is left in the same state, at every state of random battles."""
-    from engine.policies.heuristic import _Turn, tactics_for
-
-    tac = tactics_for(RS)
-    n = 0
-    for b in _random_states(6, seed=53):
-        t = _Turn(b, tac, prune=n % 2 == 0, native=True)
-        if t.k is None:
-            continue
-        legal, seed = b.legal(), n
-        by_rng, by_call = random.Random(seed), random.Random(seed)
-        for best in (False, True):
-            args = (t.score, tac.constant_misc, t.a.pos, best)
-            assert t.k.scores(legal, t.kinds, by_rng, *args) == t.k.scores(legal, t.kinds, by_call.random, *args)
-            assert by_rng.getstate() == by_call.getstate()
-        n += 1
-    assert n > 200, n

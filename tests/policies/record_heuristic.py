@@ -4,14 +4,18 @@
     python -m tests.policies.record_heuristic OUT.json --compare BEFORE.json
 
 Plays seeded Saga battles (random encounters of several sizes, mirrored or not, and the shipped encounter files)
-heuristic against heuristic, heuristic against random in both seats, with the C kernel and with the Python
-reference (`HeuristicPolicy.native = False`), and hashes each battle's decisions and events; for some battles also
-the raw scores `explain` gives at each decision (every square, the tie-breaking jitter included). Two recordings of
-the same rules must agree battle by battle. To keep the rules fixed while they change elsewhere, run it on a git
-worktree of a fixed commit (PYTHONPATH=<worktree>) before and after applying the change there.
+heuristic against heuristic, heuristic against random in both seats, and hashes each battle's decisions and events;
+for some battles also the raw scores `explain` gives at each decision (every square, the tie-breaking jitter
+included). Two recordings of the same rules must agree battle by battle. To keep the rules fixed while they change
+elsewhere, run it on a git worktree of a fixed commit (PYTHONPATH=<worktree>) before and after applying the change
+there.
+
+A battle's key is `name/matchup/py`. Recordings made while the heuristic also had a C kernel hold `.../c` keys too
+(the same battles on that path, and the `py` ones on a third of them only): `--compare` leaves the `c` keys out, and
+compares the battles BEFORE holds (a battle only the new recording has is counted, not compared).
 
 The committed check is tests/recorded (the heuristic's choices in its recorded battles, its `explain` scores at
-sampled decision points); this tool plays many more battles, on both paths, for a change that needs more.
+sampled decision points); this tool plays many more battles, for a change that needs more.
 """
 from __future__ import annotations
 
@@ -79,30 +83,34 @@ def battles():
 
 def record() -> dict[str, str]:
     out, steps = {}, 0
-    for native in (True, False):
-        HeuristicPolicy.native = native
-        for n, (name, make, seed, match) in enumerate(battles()):
-            if not native and n % 3:
-                continue  # the Python reference on a third of them
-            pcs = HeuristicPolicy(seed) if match[0] == "h" else RandomPolicy(seed)
-            npcs = HeuristicPolicy(seed + 1) if match[1] == "h" else RandomPolicy(seed + 1)
-            explainer = HeuristicPolicy(seed + 2) if n % 10 == 0 else None
-            digest = hashlib.sha256()
-            steps += _battle(make(), seed, pcs, npcs, explainer, digest)
-            out[f"{name}/{match}/{'c' if native else 'py'}"] = digest.hexdigest()
-    HeuristicPolicy.native = True
+    for n, (name, make, seed, match) in enumerate(battles()):
+        pcs = HeuristicPolicy(seed) if match[0] == "h" else RandomPolicy(seed)
+        npcs = HeuristicPolicy(seed + 1) if match[1] == "h" else RandomPolicy(seed + 1)
+        explainer = HeuristicPolicy(seed + 2) if n % 10 == 0 else None
+        digest = hashlib.sha256()
+        steps += _battle(make(), seed, pcs, npcs, explainer, digest)
+        out[f"{name}/{match}/py"] = digest.hexdigest()
     print(f"{len(out)} battles, {steps} decisions")
     return out
+
+
+def compare(before: dict[str, str], got: dict[str, str]) -> tuple[list[str], int, list[str]]:
+    """(the battles of `before` whose digest `got` does not repeat, missing ones included; how many battles of
+    `before` were compared; the battles only `got` holds), the `c` keys of an older recording (the C kernel's path)
+    left out."""
+    before = {k: v for k, v in before.items() if not k.endswith("/c")}
+    differ = sorted(k for k in before if before[k] != got.get(k))
+    return differ, len(before), sorted(got.keys() - before.keys())
 
 
 def main(argv: list[str]) -> int:
     got = record()
     Path(argv[0]).write_text(json.dumps(got, indent=0, sort_keys=True))
     if len(argv) > 2 and argv[1] == "--compare":
-        before = json.loads(Path(argv[2]).read_text())
-        differ = sorted(k for k in before.keys() | got.keys() if before.get(k) != got.get(k))
-        print(f"{len(differ)} differ" + (": " + ", ".join(differ[:20]) if differ else ""))
-        return 1 if differ else 0
+        differ, compared, new = compare(json.loads(Path(argv[2]).read_text()), got)
+        print(f"{len(differ)} of {compared} differ" + (": " + ", ".join(differ[:20]) if differ else "")
+              + (f" ({len(new)} not in {argv[2]}, not compared)" if new else ""))
+        return 1 if differ or not compared else 0
     return 0
 
 

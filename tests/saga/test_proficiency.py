@@ -36,9 +36,6 @@ def test_non_proficient_weapon_minus_5(weapon, proficient, bonus):
     a, t = u(b, "A"), u(b, "T")
     est = b.ruleset.estimate(b.enc, a, Decision(action, t.id))
     assert est.hit_chance == C.hit_chance(bonus, 10)
-    c_figures = O.observation_parts(b.enc, a, b.enc.units)
-    assert [list(f) for f, _ in c_figures] == [list(f) for f, _ in O._observation_parts_py(b.enc, a, b.enc.units)]
-    assert [th for _, th in c_figures] == [th for _, th in O._observation_parts_py(b.enc, a, b.enc.units)]
     ev = step(b, action, "T", faces=[1, 1] if action == "ranged_attack" else [1])
     assert [e.get("bonus") for e in all_of(ev, "attack") if e.actor == a.id] == [bonus]
 

@@ -3,9 +3,6 @@ the actor and the other units (`SagaRuleset.unit_features`, `threat_estimate`, `
 
 The figures are those of `attack_estimate` (the same `combat.py` functions), split into what depends on one
 unit's state alone (a `_Record`, cached per state) and what depends on the two squares (`_threat`).
-
-`observation_parts` runs in C (`_observe.c`) where that module is built: the same arithmetic in the same
-order, so the same doubles; `_observation_parts_py` is its Python version, the fallback and the tests' oracle.
 """
 from __future__ import annotations
 
@@ -14,11 +11,6 @@ from engine.core.units import Unit
 
 from . import combat as C
 from .stats import RANGES
-
-try:  # the observation figures in C, built by `pip install`; the Python below otherwise
-    from . import _observe
-except ImportError:  # pragma: no cover - only without a C compiler
-    _observe = None
 
 
 class _Record:
@@ -129,23 +121,9 @@ def threat_estimate(enc: Encounter, a: Unit, t: Unit) -> tuple[float, float]:
     return _threat(g, a, _record(a), t, _record(t), occ)
 
 
-def observation_parts(enc: Encounter, actor: Unit, units: list[Unit]):
+def observation_parts(enc: Encounter, actor: Unit, units: list[Unit]) -> list[tuple[list[float], tuple | None]]:
     """For each unit u: (unit_features(u), threat_estimate(actor, u) + threat_estimate(u, actor) when u is an
-    active unit of another side, else None), sharing the work.
-
-    From the C module this is an `_observe.Parts`: that sequence, and also a read-only float64 buffer of shape
-    (len(units), 14 + 5), a row per unit: its 14 features, the threat (zeros where the sequence has None), then
-    the reach of the squares it threatens (`SagaRuleset.threatens`; 0 when it threatens none). The observation
-    encoder reads the buffer without making Python objects. A list from the Python version."""
-    if _observe is not None:
-        got = _observe.parts(enc, actor, units, enc.grid.line_codes(), _profile)
-        if got is not None:  # None: a state the C version does not represent (the Python one says what is wrong)
-            return got
-    return _observation_parts_py(enc, actor, units)
-
-
-def _observation_parts_py(enc: Encounter, actor: Unit, units: list[Unit]) -> list[tuple[list[float], tuple | None]]:
-    """`observation_parts` in Python: the fallback of `_observe.parts` and its oracle in the tests."""
+    active unit of another side, else None), sharing the work."""
     g = enc.grid
     occ = {g.index(*u.pos) for u in enc.units if u.active}
     ra = _record(actor)
@@ -158,38 +136,4 @@ def _observation_parts_py(enc: Encounter, actor: Unit, units: list[Unit]) -> lis
         else:
             out.append((ru.features, None))
     return out
-
-
-class _StatBlock:
-    """A stand-in unit for the `combat.py` functions that read only the stat block."""
-
-    __slots__ = ("stats",)
-
-    def __init__(self, stats: dict):
-        self.stats = stats
-
-
-_MODE_CODES = {"stun": 1, "autofire": 2}
-_KIND_CODES = {"melee": 1, "ranged": 2}
-
-
-def _profile(stats: dict) -> tuple:
-    """What `_observe.parts` needs of a stat block, read once per block (blocks are not mutated during play):
-    ((reflex, fortitude, speed, second_winds, reach, bab, str, dex, careful shot), ((item reflex, item
-    fortitude), ...), ((kind, natural, attack, not proficient, light, (mode codes), mean damage, mean damage aimed,
-    range bands), ...)). The means are `combat.damage_expr`'s, so the C figures use the very same doubles; "not
-    proficient" (-5) is an improvised weapon or one outside the block's proficiencies (`combat.proficient`)."""
-    u = _StatBlock(stats)
-    head = (stats["reflex"], stats["fortitude"], stats["speed"], stats["second_winds"], stats["reach"],
-            stats["bab"], stats["str"], stats["dex"], int("careful_shot" in stats["feats"]))
-    items = tuple((it.get("reflex", 0), it.get("fortitude", 0)) for it in stats["items"])
-    weapons = []
-    for n, w in enumerate(stats["weapons"]):
-        kind = _KIND_CODES.get(w["kind"], 0)
-        weapons.append((kind, int(bool(w["natural"])), w["attack"], int(w["improvised"] or not C.proficient(stats, w)),
-                        int(bool(w["light"])), tuple(_MODE_CODES.get(m, 0) for m in w["modes"]),
-                        float(C.damage_expr(u, n, aimed=False).mean), float(C.damage_expr(u, n, aimed=True).mean),
-                        tuple(RANGES[w["group"]]) if kind == 2 else (0, 0, 0, 0)))
-    return head, items, tuple(weapons)
-
 

@@ -11,7 +11,7 @@ from engine.core.decision import END, Decision, option_decision, square_decision
 from engine.core.dice import Dice
 from engine.core.economy import Economy
 from engine.core.events import Event, new_event
-from engine.core.grid import DIRECTIONS, NATIVE_PATH
+from engine.core.grid import DIRECTIONS
 from engine.core.reaction import DECLINE, Trigger, ask_reaction
 from engine.core.ruleset import Cost, Estimate, React, Ruleset, load_catalogue
 from engine.core.state import Encounter
@@ -21,13 +21,7 @@ from . import combat as C
 from . import narration as N
 from . import observe as O
 from . import stats as S
-from .stats import RANGES, SIZE_ORDER
-from .terrain import charge_end_native
-
-try:  # legal_actions in C (_legal.c), built by `pip install`; legal_actions_py below otherwise
-    from . import _legal
-except ImportError:  # pragma: no cover - only without a C compiler
-    _legal = None
+from .stats import RANGES
 
 # Objects that can be attacked on the map (Statistics for Objects): DR, HP, damage threshold.
 DOOR = {"dr": 10, "hp": 50, "threshold": 30, "reflex": 5}          # metal door (5 cm)
@@ -203,23 +197,11 @@ class SagaRuleset(Ruleset):
 
     # ---- legality -------------------------------------------------------------------------------------------
     def legal_actions(self, enc: Encounter, a: Unit) -> list[Decision]:
-        """Every decision a may take now, END first: `legal_actions_py`, through its C mirror when built."""
+        """The rules of legality: every decision a may take now, END first, as interned Decision objects."""
+        out = [END]
         b = enc.budget
         if not b or max(b.values()) <= 0:
-            return [END]  # every action costs part of the budget (as legal_actions_py finds, more slowly)
-        if _legal is not None:
-            got = _legal.legal(enc, a)
-            if got is not None:
-                return got
-        return self.legal_actions_py(enc, a)
-
-    def legal_actions_py(self, enc: Encounter, a: Unit) -> list[Decision]:
-        """The rules of legality: every decision a may take now, END first, as interned Decision objects.
-
-        _legal.c is a compiled mirror of this function and of the helpers it calls: any rule change here must be
-        made there too. tests/saga/test_legal_native.py checks the two agree (same decisions, same order).
-        """
-        out = [END]
+            return out  # every action costs part of the budget
         if enc.flags.get("charged") or not self.can_act(enc, a):
             return out
         b, econ, s, g = enc.budget, self.economy, a.state, enc.grid
@@ -781,7 +763,7 @@ class SagaRuleset(Ruleset):
 
     def _r_charge(self, enc, a, d, dice, react):
         t = enc.units[d.target]
-        end, line = self._charge_to(enc, a, t)
+        end, line = self._charge_end(enc, a, t)
         ev = self._walk(enc, a, line, dice, react, how="charges")
         enc.flags["charged"] = True
         a.state["charged"] = True
@@ -996,11 +978,6 @@ class SagaRuleset(Ruleset):
     # movement --------------------------------------------------------------------------------------
     def _r_move(self, enc, a, d, dice, react):
         g = enc.grid
-        masks = _legal.move_masks(enc, a) if _legal is not None and NATIVE_PATH else None
-        if masks is not None:
-            blocked, danger, _ = masks
-            path = g.path_masks(a.pos, d.square, C.speed(a), blocked, danger)
-            return self._walk(enc, a, path, dice, react, how="moves", danger=danger)
         path = g.path(a.pos, d.square, C.speed(a), self._enemy_squares(enc, a),
                       self._threats(enc, a))
         return self._walk(enc, a, path, dice, react, how="moves")
@@ -1021,29 +998,17 @@ class SagaRuleset(Ruleset):
         dy = (d.square[1] > a.pos[1]) - (d.square[1] < a.pos[1])
         steps = max(abs(d.square[0] - a.pos[0]), abs(d.square[1] - a.pos[1]))
         path = enc.grid.ray(a.pos, (dx, dy), steps)
-        masks = _legal.move_masks(enc, a) if _legal is not None else None
-        return self._walk(enc, a, path, dice, react, how="runs", danger=None if masks is None else masks[1])
+        return self._walk(enc, a, path, dice, react, how="runs")
 
-    def _walk(self, enc, a, path, dice, react, how: str, safe: bool = False, danger: bytes | None = None,
+    def _walk(self, enc, a, path, dice, react, how: str, safe: bool = False,
               origin: tuple[int, int] | None = None) -> list[Event]:
         """Move along path square by square; leaving a threatened square provokes (unless `safe`). The move event
         gives the squares of the path and the movement spent on those walked (`cost`: every second diagonal 2,
         difficult terrain double), counting the diagonals from `origin` when the walk goes on with a move begun
-        there (a withdrawal after its first square).
-
-        `danger`, when given, flags the squares of `_threats` (one byte per square, from `_legal.move_masks`): a
-        walk that leaves none of them goes straight to its end without looking at the enemies."""
+        there (a withdrawal after its first square)."""
         ev: list[Event] = []
         start = a.pos
         g = enc.grid
-        if not safe and danger is not None:
-            w = g.width
-            safe = not danger[start[1] * w + start[0]]
-            if safe:
-                for x, y in path[:-1]:
-                    if danger[y * w + x]:
-                        safe = False
-                        break
         if not safe:
             threatening = self._threatening(enc, a)
             safe = not threatening
@@ -1215,17 +1180,13 @@ class SagaRuleset(Ruleset):
         pos = a.pos
         bonus = 0
         if d.action == "charge":
-            pos, _ = self._charge_to(enc, a, t)
+            pos, _ = self._charge_end(enc, a, t)
             bonus = 2
         return self.attack_estimate(enc, a, t, n, pos, extra=bonus)
 
     def attack_estimate(self, enc: Encounter, a: Unit, t: Unit, n: int | None, pos: tuple[int, int],
                         extra: int = 0, aimed: bool | None = None) -> Estimate:
-        """Hit chance, expected damage and kill chance of one attack of a (standing at pos) on t.
-
-        The heuristic repeats this arithmetic over parts cached per attacker (tactics.py `_View._attack_estimate`),
-        `estimate`'s full attacks have a twin there, and `_charge_end` one in _legal.c: a rule change here must
-        be made there too; tests/perf/test_heuristic_map_queries.py fails until it is."""
+        """Hit chance, expected damage and kill chance of one attack of a (standing at pos) on t."""
         if n is None:
             return Estimate()
         aimed = a.state["aimed"] if aimed is None else aimed
@@ -1366,12 +1327,6 @@ class SagaRuleset(Ruleset):
             if best is None or cost < best[0]:
                 best = (cost, end)
         return None if best is None else (best[1], self._line_path(g, a.pos, best[1]))
-
-    def _charge_to(self, enc: Encounter, a: Unit, t: Unit):
-        """`_charge_end(enc, a, t)` through its C twin (`terrain.charge_end_native`) when built (the rules are
-        `_charge_end`; tests/perf/test_saga_step_paths.py holds the two alike)."""
-        got = charge_end_native(enc, a, t)
-        return self._charge_end(enc, a, t) if got is NotImplemented else got
 
     def _charge_block(self, enc: Encounter, a: Unit, end: tuple[int, int], occ: dict) -> str | None:
         """What stops a straight charge from a to end (naming it and its square), or None: the nearest obstacle
@@ -1679,7 +1634,3 @@ class SagaRuleset(Ruleset):
 
 
 RULESET = SagaRuleset()
-if _legal is not None:
-    _legal.setup(END, _FIGHT_DEFENSIVELY, _TOTAL_DEFENSE, _BREAK_GRAB, _STAND_UP, _STAND_UP_ACROBATICS, _AIM,
-                 _SECOND_WIND, _FALL_PRONE, _RECOVER, target_decision, option_decision, square_decisions, RANGES,
-                 SIZE_ORDER, Unit)

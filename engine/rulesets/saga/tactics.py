@@ -5,20 +5,14 @@ an `engine.core.tactics.Tactics` (see there for the interface), whose views (`_V
 query: `offense` (the attacks one standard action can make from a square, with the attacks of opportunity a shot
 there provokes), `threat` (the enemies' melee after a move and their shots), `provoked`, `reach_value`, `approach`
 (walks round walls and through doors), `danger`, `sees`, `end_square` (a charge's), `misc_value` (second wind,
-standing up, drawing, doors, the defensive stances), and for speed `decision_estimate`, `state_key`, `key_squares`,
-`key_mask` and `kernel`. The roles come by action (`KINDS`), the wasteful actions' constant value too
-(`constant_misc`); an attack costs a standard action and a move a move action.
+standing up, drawing, doors, the defensive stances), and for speed `decision_estimate`, `state_key` and
+`key_squares`. The roles come by action (`KINDS`), the wasteful actions' constant value too (`constant_misc`); an
+attack costs a standard action and a move a move action.
 
 Estimates come from the ruleset (`attack_estimate`); this module only places units hypothetically (a
 unit's `pos` is swapped and restored, never a clone of the encounter) and caches what does not change
 between decisions: the threat on a square depends on the enemies only, so it survives the actor's own
-moves and attacks. A view's `kernel` is the C decision loop of `_tactics.c`, built by the install; without it
-everything runs here and in the heuristic's Python methods.
-
-With `SagaTactics.native` (the default where `_tactics.c` is built) the view also takes its unit signatures, charges,
-approach fields and key squares from C, and computes attack estimates by the ruleset's arithmetic over parts cached
-per attacker signature (`_View._attack_estimate`); `native = False` keeps the Python reference of each
-(tests/perf/test_heuristic_map_queries.py holds every one to it).
+moves and attacks.
 """
 from __future__ import annotations
 
@@ -32,13 +26,6 @@ from engine.core.units import Unit
 
 from . import combat as C
 from .ruleset import _QUICK_DRAWN
-from .stats import RANGES
-from .terrain import METRICS, charge_end_native, terrain_codes
-
-try:  # the heuristic's square values in C (`_tactics.c`); without it the heuristic's Python methods do the work
-    from . import _tactics as _native
-except ImportError:  # pragma: no cover - built by the install where there is a C compiler
-    _native = None
 
 KINDS = {"end_turn": "end", "melee_attack": "attack", "ranged_attack": "attack", "full_attack": "attack",
          "charge": "charge", "move": "move", "withdraw": "withdraw", "run": "run", "aim": "aim"}
@@ -68,8 +55,6 @@ class SagaTactics(Tactics):
 
     def __init__(self, ruleset):
         super().__init__(ruleset)
-        # charges, approach fields and key squares in C (`_tactics.c`) where built; False: their Python reference
-        self.native = _native is not None
         self._vis: dict = {}
         self._est: dict = {}
         self._threat: dict = {}
@@ -84,7 +69,6 @@ class SagaTactics(Tactics):
         self._danger: dict = {}  # (attacker token, target token) -> `_View.danger`
         self._classes: dict = {}  # strikes and threats by what they depend on (`_View._strike`, `_threat_of`)
         self._aoo_maps: dict = {}  # `_View._aoo_threats` by the enemies' signatures and squares
-        self._parts: dict = {}  # `_View._attack_estimate`'s per attacker signature, weapon and aim
         self._plans: dict = {}  # `_View.plan` by attacker signature
         self._serial = next(_SERIALS)  # this object's key in the maps' `saga_map_tokens`
 
@@ -185,24 +169,18 @@ class SagaTactics(Tactics):
         return got[1]
 
     def distance_field(self, g, starts) -> list[int]:
-        """`_distance_field` from the squares `starts` over `step_costs(g)` (`_native.approach_field` over the
-        terrain codes where built and `native`)."""
-        if self.native and _native is not None:
-            return _native.approach_field(terrain_codes(g), g.width, [g.index(*p) for p in starts])
+        """`_distance_field` from the squares `starts` over `step_costs(g)`."""
         return _distance_field(g, starts, self.step_costs(g))
 
     @staticmethod
-    def sight(g, table: dict, i: int, j: int, native: bool = False) -> tuple[bool, bool, int, int]:
-        """(line of sight, line of effect, cover bonus, distance) between flat squares i and j; with `native`
-        traced in C (`_native.sight_line`, over `Grid.sight`'s line codes) instead of by `Grid.sight`."""
+    def sight(g, table: dict, i: int, j: int) -> tuple[bool, bool, int, int]:
+        """(line of sight, line of effect, cover bonus, distance) between flat squares i and j, by `Grid.sight`,
+        kept in `table` (a `sight_table`)."""
         key = (i, j) if i <= j else (j, i)
         got = table.get(key)
         if got is None:
-            if native and _native is not None:
-                got = _native.sight_line(g.line_codes(), g.width, METRICS[g.metric], *key)
-            if got is None:
-                los, loe, cover = g.sight(i, j)  # shared with the ruleset's own lookups
-                got = (los, loe, C.COVER_BONUS[cover], g.distance(g.xy(i), g.xy(j)))
+            los, loe, cover = g.sight(i, j)  # shared with the ruleset's own lookups
+            got = (los, loe, C.COVER_BONUS[cover], g.distance(g.xy(i), g.xy(j)))
             table[key] = got
         return got
 
@@ -239,7 +217,6 @@ def _distance_field(g, starts, costs: list) -> list[int]:
 
 _MISSING = object()
 _OUT_OF_RANGE = Estimate(notes=["out of range"])
-_COVER_NAMES = {v: k for k, v in C.COVER_BONUS.items()}
 
 
 def _attacker_sig(u: Unit, named: bool = True) -> tuple:
@@ -324,8 +301,7 @@ class _View(TacticsView):
         g = self.g
         token, firsts = tac.token, tac._first
         w = g.width
-        att, tgt, first, occupied, me, units, self.enemies, self._named = (
-            _native.view_units if tac.native and _native else _view_units)(
+        att, tgt, first, occupied, me, units, self.enemies, self._named = _view_units(
             enc.units, a.id, a.side, w, token, tac._tokens, firsts, _first_weapons)
         self.att, self.tgt, self.first = att, tgt, first
         self._units = units  # per active unit (id, attacker token, target token, square; None for the actor)
@@ -366,18 +342,7 @@ class _View(TacticsView):
 
     def _sight(self, i: int, j: int) -> tuple[bool, bool, int, int]:
         got = self._table.get((i, j) if i <= j else (j, i))
-        return got if got is not None else SagaTactics.sight(self.g, self._table, i, j, self.tac.native)
-
-    def class_info(self, u: Unit) -> tuple[bool, int, int, tuple[int, ...] | None]:
-        """For the C kernel: whether u has a melee weapon, its reach and speed, and the upper bounds of its ranged
-        weapon's range bands (`combat.range_band`), None without one."""
-        m, r = self.first[u.id]
-        return (m is not None, u.stats["reach"], u.stats["speed"],
-                tuple(RANGES[C.weapon(u, r)["group"]]) if r is not None else None)
-
-    def line_codes(self) -> bytes:
-        """Per square, what it does to a line through it (`Grid.line_codes`), for the C kernel's sight."""
-        return self.g.line_codes()
+        return got if got is not None else SagaTactics.sight(self.g, self._table, i, j)
 
     def pair(self, apos, tpos) -> tuple[bool, bool, int, int]:
         """(sight, effect, cover bonus, distance) between two squares."""
@@ -391,14 +356,6 @@ class _View(TacticsView):
         there (`aoo_cost`), and an enemy that took one on the actor's move no longer takes one on its shot."""
         spent = tuple([e.id for e in self.enemies if e.state["aoo_used"]])
         return self.tac.token((self.a.id, self.world, self._units, spent))
-
-    def kernel(self, turn, pos_memo: dict, offense_memo: dict, targets: dict, weights: tuple):
-        """The heuristic's square values for this view in C (`_tactics.Kernel`: `pos_value`, `best_attack`,
-        `move_scores`, for a unit that is not fleeing), over the turn's memos and target constants and this
-        view's caches; None without the C module."""
-        if _native is None:
-            return None
-        return _native.Kernel(turn, self, pos_memo, offense_memo, targets, *weights)
 
     def key_squares(self) -> set[tuple[int, int]]:
         """Squares worth a look beyond a coarse lattice: next to cover, within reach of an enemy, next to
@@ -424,17 +381,6 @@ class _View(TacticsView):
         store[key] = (g._geometry, out)
         return out
 
-    def key_mask(self) -> bytes | None:
-        """`key_squares` as a byte per square (1: a key square) for the C kernel's `classify`; None without C."""
-        if not (self.tac.native and _native):
-            return None
-        g, a = self.g, self.a
-        melee, ranged = self.first[a.id]
-        w = g.width
-        return _native.key_mask(terrain_codes(g), w, METRICS[g.metric], a.pos[0], a.pos[1], ranged is not None,
-                                0 if melee is None else max(1, a.stats["reach"]),
-                                [e.pos[1] * w + e.pos[0] for e in self.enemies])
-
     # -- estimates --
     def estimate(self, att: Unit, tgt: Unit, n: int, apos, tpos, aimed: bool = False, pair=None,
                  target=None) -> Estimate:
@@ -457,9 +403,6 @@ class _View(TacticsView):
         got = cache.get(key)
         if got is None:
             self.tac._trim(cache)
-            if self.tac.native:
-                got = cache[key] = self._attack_estimate(att, tgt, n, w, band, cover, aimed)
-                return got
             # the same attack on the target at other hit points differs in its kill chance only
             sig = _target_sig(tgt, self._named)
             base_key = ("hp", mine, sig[:3] + sig[4:], n, band, cover, aimed)
@@ -479,71 +422,6 @@ class _View(TacticsView):
                 got = Estimate(p, est.expected_damage, p * C.p_at_least(expr, tgt.hp * stun), est.notes)
             cache[key] = got
         return got
-
-    def _attack_estimate(self, att: Unit, tgt: Unit, n: int, w: dict, band: int, cover: int, aimed: bool,
-                         extra: int = 0) -> Estimate:
-        """`rs.attack_estimate` of att's weapon n (`w`) on tgt in range band `band` (-1 for a melee weapon) with the
-        cover bonus `cover` of the line between them, the same arithmetic over parts cached per attacker signature
-        (attack bonus before aid, damage dice, mode); tests/perf/test_heuristic_map_queries.py holds it to the
-        ruleset's on random battles. The C kernel does this arithmetic itself over `_pair_parts` (`strike_parts`,
-        `threat_parts`): a change here goes there too."""
-        ab, defense, mean, autofire, careful, expr, stun = self._pair_parts(att, tgt, n, w, aimed)
-        ab += extra
-        notes = []
-        if band >= 0:
-            ab += C.BAND_PENALTY[band]
-            if aimed:
-                ab += careful
-            else:
-                defense += cover
-                if cover:
-                    notes.append(f"{_COVER_NAMES[cover]} cover")
-        p = C.hit_chance(ab, defense)
-        dmg = p * mean + 0.05 * mean  # a natural 20 doubles the damage
-        if autofire:
-            dmg += (1 - p) * mean / 2
-        return Estimate(p, dmg, p * C.p_at_least(expr, tgt.hp * stun), notes)
-
-    def _pair_parts(self, att: Unit, tgt: Unit, n: int, w: dict, aimed: bool) -> tuple:
-        """What `_attack_estimate` of att's weapon n (`w`) on tgt starts from, before the range band, the cover and a
-        full attack's penalty: (attack bonus with aid, tgt's reflex defense against that weapon, mean damage,
-        autofire, Careful Shot's +1 when aimed, damage dice, stun divisor); the attacker's part cached per signature."""
-        key = (self.att[att.id], n, aimed)
-        parts = self.tac._parts.get(key)
-        if parts is None:
-            melee = w["kind"] == "melee"
-            mode = C.mode(att, n)
-            expr = C.damage_expr(att, n, aimed=aimed and not melee)
-            stun = mode == "stun"
-            self.tac._trim(self.tac._parts)
-            parts = self.tac._parts[key] = (
-                C.attack_bonus(att, n, None), expr, expr.mean / (2 if stun else 1), 2 if stun else 1,
-                mode == "autofire", 1 if "careful_shot" in att.stats["feats"] else 0, melee)
-        ab, expr, mean, stun, autofire, careful, melee = parts
-        return ab + C.aid_bonus(att, tgt), C.reflex(tgt, melee=melee), mean, autofire, careful, expr, stun
-
-    def strike_parts(self, e: Unit, option: int) -> tuple | None:
-        """For the C kernel's strikes of the actor on e (`_strike`), of one option (0 the first melee weapon, 1 the
-        first ranged weapon, 2 that weapon aimed): (attack bonus, defense, mean damage, autofire, Careful Shot's +1,
-        P(damage >= e's hit points)) of `_pair_parts`; None without that weapon, or when the estimates are the
-        ruleset's (`native` off)."""
-        a = self.a
-        n = self.first[a.id][option > 0]
-        if n is None or not self.tac.native:
-            return None
-        ab, defense, mean, autofire, careful, expr, stun = self._pair_parts(a, e, n, a.stats["weapons"][n], option == 2)
-        return ab, defense, mean, 1 if autofire else 0, careful, C.p_at_least(expr, e.hp * stun)
-
-    def threat_parts(self, e: Unit, option: int) -> tuple | None:
-        """For the C kernel's threats of e on the actor (`_threat_of`), of e's first melee (option 0) or ranged (1)
-        weapon: (attack bonus, defense, mean damage, autofire) of `_pair_parts`; None without that weapon, or when
-        `native` is off."""
-        n = self.first[e.id][option]
-        if n is None or not self.tac.native:
-            return None
-        ab, defense, mean, autofire, _careful, _expr, _stun = self._pair_parts(e, self.a, n, e.stats["weapons"][n],
-                                                                               False)
-        return ab, defense, mean, 1 if autofire else 0
 
     def decision_estimate(self, d: Decision) -> Estimate | None:
         """`rs.estimate` of an attack, full attack or charge decision from the estimate cache (None for others)."""
@@ -586,10 +464,7 @@ class _View(TacticsView):
             base_key = ("hp", key[0], mine, sig[:3] + sig[4:]) + key[3:]
             base = cache.get(base_key)
             if d.action == "charge":  # `rs.estimate` of a charge, its end square already known
-                if self.tac.native and key[3] is not None:
-                    n = key[3]
-                    got = self._attack_estimate(a, t, n, C.weapon(a, n), -1, 0, False, extra=2)
-                elif base is None:
+                if base is None:
                     got = self.rs.attack_estimate(enc, a, t, key[3], end[0], extra=2)
                     cache[base_key] = (got, C.damage_expr(a, key[3], aimed=False),
                                        2 if C.mode(a, key[3]) == "stun" else 1)
@@ -597,8 +472,6 @@ class _View(TacticsView):
                     est, expr, stun = base
                     p = est.hit_chance
                     got = Estimate(p, est.expected_damage, p * C.p_at_least(expr, t.hp * stun), est.notes)
-            elif self.tac.native:
-                got = self._full_attack_estimate(a, t)
             elif base is None:
                 got = cache[base_key] = self.rs.estimate(enc, a, d)
             else:  # `rs.estimate`'s kill chance of a full attack at these hit points
@@ -606,25 +479,6 @@ class _View(TacticsView):
                 got = Estimate(base.hit_chance, ed, min(1.0, ed / max(1, t.hp)) ** 2, base.notes)
             cache[key] = got
         return got
-
-    def _full_attack_estimate(self, a: Unit, t: Unit) -> Estimate:
-        """`rs.estimate` of a's full attack on t: its attacks' `_attack_estimate`s summed as the ruleset sums them."""
-        seq, pen = self.plan(a)
-        aimed, extra = a.state["aimed"], pen - a.state["attack_penalty"]
-        est = Estimate(notes=[f"{len(seq)} attacks at {pen}"])
-        miss_all = 1.0
-        for n in seq:
-            w = a.stats["weapons"][n]
-            band, cover = -1, 0
-            if w["kind"] != "melee":
-                pair = self.pair(a.pos, t.pos)
-                band, cover = C.range_band(w, pair[3]), pair[2]
-            e1 = _OUT_OF_RANGE if band is None else self._attack_estimate(a, t, n, w, band, cover, aimed, extra)
-            est.expected_damage += e1.expected_damage
-            miss_all *= 1 - e1.hit_chance
-        est.hit_chance = 1 - miss_all
-        est.kill_chance = min(1.0, est.expected_damage / max(1, t.hp)) ** 2
-        return est
 
     def plan(self, u: Unit) -> tuple[list[int], int]:
         """`rs._full_attack_plan(u)`, cached by u's attacker signature (its usable weapons and feats)."""
@@ -641,9 +495,7 @@ class _View(TacticsView):
         """`rs._charge_end` of the actor at t (end square, squares walked) or None, once per view."""
         got = self._charges.get(t.id, _MISSING)
         if got is _MISSING:
-            got = charge_end_native(self.enc, self.a, t) if self.tac.native else NotImplemented
-            if got is NotImplemented:
-                got = self.rs._charge_end(self.enc, self.a, t)
+            got = self.rs._charge_end(self.enc, self.a, t)
             self._charges[t.id] = got
         return got
 
@@ -693,7 +545,7 @@ class _View(TacticsView):
                     # a strike depends on the squares only through the sight line between them
                     pk = table.get((i, ei) if i <= ei else (ei, i))
                     if pk is None:
-                        pk = SagaTactics.sight(g, table, i, ei, self.tac.native)
+                        pk = SagaTactics.sight(g, table, i, ei)
                     pk = (pk, aimed)
                     got = by_pair.get(pk, _MISSING)
                     if got is _MISSING:
@@ -779,7 +631,7 @@ class _View(TacticsView):
                         i = self.g.index(*pos)
                     pk = table.get((ei, i) if ei <= i else (i, ei))
                     if pk is None:
-                        pk = SagaTactics.sight(self.g, table, ei, i, self.tac.native)
+                        pk = SagaTactics.sight(self.g, table, ei, i)
                     v = by_pair.get(pk)
                     if v is None:
                         v = by_pair[pk] = self._threat_of(e, pos)
