@@ -244,12 +244,8 @@ def test_rollouts_act_with_the_current_weights(custom):
     torch.testing.assert_close(torch.as_tensor(b.log_probs.reshape(-1)), log_prob, rtol=1e-5, atol=1e-5)
 
 
-def _same_start(seed=0):
-    """A MaskablePPO and a FastMaskablePPO with the same weights and optimizer, and one filled buffer."""
-    venv = _tiny_env()
-    kw = dict(n_steps=32, batch_size=32, n_epochs=3, seed=seed, ent_coef=0.01, clip_range=0.2,
-              policy_kwargs={"net_arch": [32, 32]}, device="cpu")
-    ref, fast = MaskablePPO("MlpPolicy", venv, **kw), FastMaskablePPO("MlpPolicy", venv, **kw)
+def _filled_alike(ref, fast, venv):
+    """`fast` given `ref`'s weights and one rollout of 32 steps, and `ref`'s buffer filled with the same samples."""
     fast.policy.load_state_dict(ref.policy.state_dict())
     _, callback = fast._setup_learn(32 * venv.num_envs)
     assert fast.collect_rollouts(venv, callback, fast.rollout_buffer, 32)
@@ -264,14 +260,8 @@ def _same_start(seed=0):
     return ref, fast
 
 
-@pytest.mark.parametrize("dense", [False, True])
-def test_one_update_moves_the_weights_as_maskable_ppo_does(dense, monkeypatch):
-    """The observations of Saga's env are mostly zeros, and the update's first layers run over their non-zeros
-    (`SparseFirstLayers`); with `dense`, through torch's Linear layers (as for observations that are not)."""
-    if dense:
-        monkeypatch.setattr(fast_ppo, "SPARSE_SHARE", 0.0)
-    ref, fast = _same_start()
-    assert (fast._sparse_first_layers() is None) == dense
+def _one_update_alike(ref, fast) -> float:
+    """One `train()` of each from the same numpy seed: every weight of `fast` ends as `ref`'s; the largest move."""
     before = {k: v.clone() for k, v in ref.policy.state_dict().items()}
     np.random.seed(5)
     ref.train()
@@ -281,6 +271,27 @@ def test_one_update_moves_the_weights_as_maskable_ppo_does(dense, monkeypatch):
     for (k, a), b in zip(fast.policy.state_dict().items(), ref.policy.state_dict().values()):
         torch.testing.assert_close(a, b, rtol=1e-4, atol=2e-6, msg=k)
         moved = max(moved, (b - before[k]).abs().max().item())
+    return moved
+
+
+def _same_start(seed=0):
+    """A MaskablePPO and a FastMaskablePPO with the same weights and optimizer, and one filled buffer."""
+    venv = _tiny_env()
+    kw = dict(n_steps=32, batch_size=32, n_epochs=3, seed=seed, ent_coef=0.01, clip_range=0.2,
+              policy_kwargs={"net_arch": [32, 32]}, device="cpu")
+    ref, fast = MaskablePPO("MlpPolicy", venv, **kw), FastMaskablePPO("MlpPolicy", venv, **kw)
+    return _filled_alike(ref, fast, venv)
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_one_update_moves_the_weights_as_maskable_ppo_does(dense, monkeypatch):
+    """The observations of Saga's env are mostly zeros, and the update's first layers run over their non-zeros
+    (`SparseFirstLayers`); with `dense`, through torch's Linear layers (as for observations that are not)."""
+    if dense:
+        monkeypatch.setattr(fast_ppo, "SPARSE_SHARE", 0.0)
+    ref, fast = _same_start()
+    assert (fast._sparse_first_layers() is None) == dense
+    moved = _one_update_alike(ref, fast)
     assert moved > 1e-4  # the update did something
     for key in ("train/entropy_loss", "train/policy_gradient_loss", "train/value_loss", "train/clip_fraction"):
         assert key in fast.logger.name_to_value
@@ -564,18 +575,7 @@ def _same_prior_start(prior_features: int, square_head: int):
     with torch.no_grad():  # weights off their start (the square head's last layer is zero there)
         for p in ref.policy.parameters():
             p.add_(torch.randn(p.shape, generator=torch.Generator().manual_seed(p.numel())) * 0.05)
-    fast.policy.load_state_dict(ref.policy.state_dict())
-    _, callback = fast._setup_learn(32 * venv.num_envs)
-    assert fast.collect_rollouts(venv, callback, fast.rollout_buffer, 32)
-    ref.set_logger(fast.logger)
-    b, r = fast.rollout_buffer, ref.rollout_buffer
-    r.reset()
-    for k in range(32):
-        r.add(b.observations[k].copy(), b.actions[k].copy(), b.rewards[k].copy(), b.episode_starts[k].copy(),
-              torch.as_tensor(b.values[k]), torch.as_tensor(b.log_probs[k]),
-              action_masks=b.action_masks[k].astype(np.float32))
-    r.advantages[:], r.returns[:] = b.advantages, b.returns
-    return ref, fast
+    return _filled_alike(ref, fast, venv)
 
 
 @pytest.mark.parametrize("prior_features,square_head,dense", [(0, 0, False), (8, 0, False), (8, 4, False),
@@ -593,13 +593,5 @@ def test_one_update_of_a_prior_policy_moves_the_weights_as_maskable_ppo_does(pri
     first = fast._sparse_first_layers()
     assert isinstance(first, PriorFirstLayers) != dense
     assert fast.rollout_buffer.legal_columns() is not None  # the logits of a subset of the actions
-    before = {k: v.clone() for k, v in ref.policy.state_dict().items()}
-    np.random.seed(5)
-    ref.train()
-    np.random.seed(5)
-    fast.train()
-    moved = 0.0
-    for (k, a), b in zip(fast.policy.state_dict().items(), ref.policy.state_dict().values()):
-        torch.testing.assert_close(a, b, rtol=1e-4, atol=2e-6, msg=k)
-        moved = max(moved, (b - before[k]).abs().max().item())
+    moved = _one_update_alike(ref, fast)
     assert moved > 1e-4

@@ -27,8 +27,8 @@ def _actor_logits(model, obs: np.ndarray) -> torch.Tensor:
 
 @pytest.fixture(scope="module")
 def setting(tmp_path_factory):
-    """A saved PriorPolicy without prior features (weights moved off their initialisation), the env and its
-    observations."""
+    """A saved plain PriorPolicy (no prior features, no square head; weights moved off their initialisation), the
+    env and its observations."""
     cfg = _config()
     venv = make_vec_env(cfg)
     model = build_model(cfg, venv)

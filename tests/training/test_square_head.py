@@ -12,34 +12,7 @@ from agents.policies import MaskablePolicy
 from agents.train import build_model, init_weights, make_vec_env
 from envs.observation import PLANES
 
-SMALL = ["train.n_envs=2", "ppo.n_steps=32", "ppo.batch_size=64", "train.total_timesteps=64", "env.prior=heuristic",
-         "ppo.net_arch=[16, 16]", "ppo.activation=relu", "env.opponent=heuristic", "imitation.samples=0"]
-
-
-def _config(*extra: str):
-    return load_config("configs/saga/smoke.yaml", SMALL + list(extra))
-
-
-def _logits(model, obs: np.ndarray) -> torch.Tensor:
-    pol = model.policy
-    with torch.no_grad():
-        return pol.action_net(pol.mlp_extractor.forward_actor(torch.as_tensor(obs)))
-
-
-@pytest.fixture(scope="module")
-def setting(tmp_path_factory):
-    """A saved PriorPolicy without a square head (weights moved off their initialisation), the env, observations."""
-    cfg = _config()
-    venv = make_vec_env(cfg)
-    model = build_model(cfg, venv)
-    with torch.no_grad():
-        for p in model.policy.parameters():
-            p.add_(torch.randn(p.shape, generator=torch.Generator().manual_seed(p.numel())) * 0.1)
-    path = save_model(model, tmp_path_factory.mktemp("src") / "model.zip", cfg, light=True)
-    obs = np.concatenate([venv.reset()] + [venv.step(np.zeros(2, dtype=np.int64))[0] for _ in range(3)])
-    yield path, model, venv, obs
-    venv.close()
-
+from .test_prior_features import _actor_logits, _config, setting  # noqa: F401 (setting: a fixture)
 
 def test_a_model_without_a_square_head_continues_with_it_playing_as_before(setting):
     path, source, venv, obs = setting
@@ -48,11 +21,11 @@ def test_a_model_without_a_square_head_continues_with_it_playing_as_before(setti
     head = model.policy.action_net.square
     assert head is not None and not head.out.weight.any() and not head.out.bias.any()
     init_weights(cfg, model, path)
-    assert torch.equal(_logits(model, obs), _logits(source, obs))
+    assert torch.equal(_actor_logits(model, obs), _actor_logits(source, obs))
     with torch.no_grad():  # the head is live once its last layer has weights, and only on square actions
         head.out.weight.fill_(0.5)
         head.out.bias.fill_(0.25)
-    moved = (_logits(model, obs) != _logits(source, obs)).any(dim=0).numpy()
+    moved = (_actor_logits(model, obs) != _actor_logits(source, obs)).any(dim=0).numpy()
     square = np.zeros(moved.shape, dtype=bool)
     square[head.index.numpy()] = True
     assert moved[square].all() and not moved[~square].any()
@@ -113,7 +86,7 @@ def test_the_table_policy_plays_a_square_head_model_through_torch(setting, tmp_p
             p.add_(torch.randn(p.shape, generator=torch.Generator().manual_seed(p.numel() + 1)) * 0.3)
     pol = MaskablePolicy(save_model(model, tmp_path / "model.zip", cfg, light=True))
     assert not pol._numpy_path()  # the numpy copy knows plain layers only
-    for o, want in zip(obs, _logits(model, obs).numpy()):
+    for o, want in zip(obs, _actor_logits(model, obs).numpy()):
         assert np.allclose(pol.logits(o), want, atol=1e-5)
 
 
