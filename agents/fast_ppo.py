@@ -64,6 +64,8 @@ from stable_baselines3.common.utils import explained_variance, obs_as_tensor
 from stable_baselines3.common.vec_env import VecEnv
 from torch.nn import functional as F
 
+from envs.prior import FLOOR
+
 from .prior_policy import PriorExtractor, PriorHead
 from .vec_env import ShardedVecEnv
 
@@ -239,8 +241,6 @@ class PriorFirstLayers:
     def latents(self, obs: SparseRows) -> tuple[th.Tensor, th.Tensor]:
         """(actor latent, critic latent) as `PriorExtractor.forward_actor` / `forward_critic` give them, for a
         minibatch of SparseRows carrying its dense rows (`dense`: the actor's latent carries the block on)."""
-        from envs.prior import FLOOR
-
         ext = self.ext
         base = ext.base_dim
         pi, vf, proj = ext.policy_net[0], ext.value_net[0], ext.prior_proj
@@ -266,8 +266,6 @@ class PriorFirstLayers:
 
 def prior_background(extractor, cols: int) -> np.ndarray:
     """The value most entries of a PriorPolicy's observation hold: 0, and the prior's FLOOR in its block."""
-    from envs.prior import FLOOR
-
     out = np.zeros(cols, dtype=np.float32)
     out[extractor.base_dim:] = FLOOR
     return out

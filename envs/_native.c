@@ -299,11 +299,10 @@ static int read_info(PyObject *u, PyObject *actor_side, PyObject *actor_id, Info
     return in->is_actor < 0 ? -1 : 0;
 }
 
-/* One unit row (ObservationEncoder._unit_rows): `feats` nf doubles (or the list / tuple `feat_seq`), the threat
- * t[4] or none. */
+/* One unit row (ObservationEncoder._unit_rows): the nf features of the list / tuple `feat_seq`, the threat t[4]
+ * or none. */
 static int write_row(float *o, const Info *in, long ax, long ay, long actor_hp, double W, double H, double hp_scale,
-                     int metric, long base, long width, const double *feats, PyObject *feat_seq, Py_ssize_t nf,
-                     const double *t) {
+                     int metric, long base, long width, PyObject *feat_seq, Py_ssize_t nf, const double *t) {
     long hp, max_hp, j, x = in->x, y = in->y;
     if (unit_long(in->u, U_HP, &hp) || unit_long(in->u, U_MAX_HP, &max_hp))
         return -1;
@@ -321,7 +320,7 @@ static int write_row(float *o, const Info *in, long ax, long ay, long actor_hp, 
     o[7] = clip5((double)(y - ay) / H);
     o[8] = clip5((double)metric_distance(metric, x - ax, y - ay) / 20.0);
     for (j = 0; j < nf; j++) {
-        double v = feats ? feats[j] : as_double(PySequence_Fast_GET_ITEM(feat_seq, j));
+        double v = as_double(PySequence_Fast_GET_ITEM(feat_seq, j));
         if (v == -1.0 && PyErr_Occurred())
             return -1;
         o[base - 4 + j] = clip5(v);
@@ -335,16 +334,12 @@ static int write_row(float *o, const Info *in, long ax, long ay, long actor_hp, 
     return 0;
 }
 
-/* The reach a unit threatens squares with: the figures' column when given (>= 0), else the ruleset's
- * threat_reach(u) (a whole number of squares, 0 for none). */
-static int threat_reach(PyObject *u, PyObject *threat_reach_fn, double figure, long *reach) {
+/* The reach a unit threatens squares with: the ruleset's threat_reach(u) (a whole number of squares, 0 for
+ * none). */
+static int threat_reach(PyObject *u, PyObject *threat_reach_fn, long *reach) {
     PyObject *res;
     int bad;
     *reach = 0;
-    if (figure >= 0) {
-        *reach = (long)figure;
-        return 0;
-    }
     res = PyObject_CallOneArg(threat_reach_fn, u);
     if (!res)
         return -1;
@@ -362,9 +357,8 @@ static int threat_reach(PyObject *u, PyObject *threat_reach_fn, double figure, l
  * spec: (max_per_side, W, H, hp scale, unit width, base, radius, phases, slot names, slot maxima dict, plane of each kind),
  * as the encoder holds them, the last as 256 bytes: 1 + the terrain plane of a kind code, 0 for none; kinds: the
  * map's Grid.kind_codes (a byte per square);
- * parts(enc, actor, units) -> the ruleset's parts of the unit rows: a sequence of (features, threat or None), or
- * an object with a float64 buffer of shape (units, features + 5) (features, the threat with zeros for None, the
- * reach of the squares the unit threatens); threat_reach(unit) -> the squares of reach it threatens (Ruleset.threat_reach),
+ * parts(enc, actor, units) -> the ruleset's parts of the unit rows: a sequence of (features, threat or None);
+ * threat_reach(unit) -> the squares of reach it threatens (Ruleset.threat_reach),
  * or None (no threatened plane). */
 static PyObject *encode(PyObject *self, PyObject *args) {
     PyObject *out_obj, *enc, *actor, *spec, *kinds_obj, *parts_fn, *threatens, *slot_names, *slots;
@@ -372,15 +366,14 @@ static PyObject *encode(PyObject *self, PyObject *args) {
     Py_ssize_t n_plane_of;
     PyObject *units = NULL, *grid = NULL, *present = NULL, *got = NULL, *parts_fast = NULL, *budget = NULL;
     PyObject *actor_side = NULL, *actor_id = NULL, *v;
-    Py_buffer out, figs;
-    int have_figs = 0, metric;
+    Py_buffer out;
+    int metric;
     long mps, R, n_phases, width, base, side, n_global, n_rows, gw, gh, ax, ay, actor_hp, phase;
     long n_other = 0, n_mine = 0, k, j, p;
     double W, H, hp_scale;
-    Py_ssize_t n_units, nf = 0, fig_width = 0, size;
+    Py_ssize_t n_units, size;
     Info *info = NULL, actor_info, **rows = NULL;
     float *o, *maps;
-    const double *fig = NULL;
 
     if (!PyArg_ParseTuple(args, "OOOO!O!OO", &out_obj, &enc, &actor, &PyTuple_Type, &spec, &PyBytes_Type,
                           &kinds_obj, &parts_fn, &threatens))
@@ -511,64 +504,45 @@ static PyObject *encode(PyObject *self, PyObject *args) {
     got = PyObject_CallFunctionObjArgs(parts_fn, enc, actor, present, NULL);
     if (!got)
         goto fail;
-    if (PyObject_CheckBuffer(got)) {
-        if (PyObject_GetBuffer(got, &figs, PyBUF_ND | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
-            goto fail;
-        have_figs = 1;
-        if (figs.ndim != 2 || figs.itemsize != 8 || !figs.format || strcmp(figs.format, "d") != 0
-            || figs.shape[0] != PyList_GET_SIZE(present) || figs.shape[1] < 5) {
-            PyErr_SetString(PyExc_ValueError, "the parts' buffer must be float64 of shape (units, features + 5)");
-            goto fail;
-        }
-        fig = (const double *)figs.buf;
-        fig_width = figs.shape[1];
-        nf = fig_width - 5;
-    } else {
-        parts_fast = PySequence_Fast(got, "the parts must be a sequence");
-        if (!parts_fast)
-            goto fail;
-        if (PySequence_Fast_GET_SIZE(parts_fast) < PyList_GET_SIZE(present)) {
-            PyErr_SetString(PyExc_IndexError, "fewer parts than units");
-            goto fail;
-        }
+    parts_fast = PySequence_Fast(got, "the parts must be a sequence");
+    if (!parts_fast)
+        goto fail;
+    if (PySequence_Fast_GET_SIZE(parts_fast) < PyList_GET_SIZE(present)) {
+        PyErr_SetString(PyExc_IndexError, "fewer parts than units");
+        goto fail;
     }
     for (k = 0; k < n_rows; k++) {
         float *row = o + n_global + k * width;
         const Info *in = rows[k];
+        PyObject *part, *feats, *threat;
+        double t[4];
         for (j = 0; j < width; j++)
             row[j] = 0.0f;
         if (!in)
             continue;
-        if (fig) {
-            const double *f = fig + in->part * fig_width;
-            if (write_row(row, in, ax, ay, actor_hp, W, H, hp_scale, metric, base, width, f, NULL, nf, f + nf))
-                goto fail;
-        } else {
-            PyObject *part = PySequence_Fast_GET_ITEM(parts_fast, in->part), *feats, *threat;
-            double t[4];
-            if (!PyTuple_Check(part) || PyTuple_GET_SIZE(part) != 2) {
-                PyErr_SetString(PyExc_TypeError, "a part must be (features, threat or None)");
-                goto fail;
-            }
-            feats = PyTuple_GET_ITEM(part, 0);
-            threat = PyTuple_GET_ITEM(part, 1);
-            if (!PyList_Check(feats) && !PyTuple_Check(feats)) {
-                PyErr_SetString(PyExc_TypeError, "features must be a list or tuple");
-                goto fail;
-            }
-            if (threat != Py_None) {
-                if (!PyTuple_Check(threat) || PyTuple_GET_SIZE(threat) != 4) {
-                    PyErr_SetString(PyExc_TypeError, "a threat must be (p, damage, q, damage back)");
-                    goto fail;
-                }
-                for (j = 0; j < 4; j++)
-                    if ((t[j] = as_double(PyTuple_GET_ITEM(threat, j))) == -1.0 && PyErr_Occurred())
-                        goto fail;
-            }
-            if (write_row(row, in, ax, ay, actor_hp, W, H, hp_scale, metric, base, width, NULL, feats,
-                          PySequence_Fast_GET_SIZE(feats), threat != Py_None ? t : NULL))
-                goto fail;
+        part = PySequence_Fast_GET_ITEM(parts_fast, in->part);
+        if (!PyTuple_Check(part) || PyTuple_GET_SIZE(part) != 2) {
+            PyErr_SetString(PyExc_TypeError, "a part must be (features, threat or None)");
+            goto fail;
         }
+        feats = PyTuple_GET_ITEM(part, 0);
+        threat = PyTuple_GET_ITEM(part, 1);
+        if (!PyList_Check(feats) && !PyTuple_Check(feats)) {
+            PyErr_SetString(PyExc_TypeError, "features must be a list or tuple");
+            goto fail;
+        }
+        if (threat != Py_None) {
+            if (!PyTuple_Check(threat) || PyTuple_GET_SIZE(threat) != 4) {
+                PyErr_SetString(PyExc_TypeError, "a threat must be (p, damage, q, damage back)");
+                goto fail;
+            }
+            for (j = 0; j < 4; j++)
+                if ((t[j] = as_double(PyTuple_GET_ITEM(threat, j))) == -1.0 && PyErr_Occurred())
+                    goto fail;
+        }
+        if (write_row(row, in, ax, ay, actor_hp, W, H, hp_scale, metric, base, width, feats,
+                      PySequence_Fast_GET_SIZE(feats), threat != Py_None ? t : NULL))
+            goto fail;
     }
 
     /* map planes: terrain from the kinds, off map, then threatened squares and units */
@@ -598,8 +572,7 @@ static PyObject *encode(PyObject *self, PyObject *args) {
         if (in->down)
             continue;
         if (!in->same_side && threatens != Py_None) {
-            if (threat_reach(in->u, threatens, fig && in->part >= 0 ? fig[in->part * fig_width + nf + 4] : -1.0,
-                             &reach) < 0)
+            if (threat_reach(in->u, threatens, &reach) < 0)
                 goto fail;
             for (dy = -reach; dy <= reach; dy++) {
                 long y = in->y + dy, wj = jj + dy;
@@ -620,8 +593,6 @@ static PyObject *encode(PyObject *self, PyObject *args) {
 fail:
     k = -1;
 done:
-    if (have_figs)
-        PyBuffer_Release(&figs);
     PyBuffer_Release(&out);
     Py_XDECREF(parts_fast);
     Py_XDECREF(got);

@@ -12,11 +12,7 @@ Layout:
 
 The ruleset supplies the features and threat estimates of the unit rows through `observation_parts(enc, actor,
 units)` when it has one (else `unit_features` and `threat_estimate` both ways): a sequence of (features, threat
-or None) per unit. It may instead return an object that is that sequence and also exposes a C-contiguous float64
-buffer of shape (units, n_unit_features + 5): per unit its features, the threat (p, damage, q, damage back;
-zeros for None), then the reach of the squares it threatens by the ruleset's `threatens` (0: none). The C
-encoder (`_native.encode`) then reads the figures from the buffer without making Python objects (a ruleset that
-computes its figures in C does this).
+or None) per unit.
 """
 from __future__ import annotations
 

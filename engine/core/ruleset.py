@@ -407,8 +407,8 @@ class Ruleset:
     def observation_parts(self, enc: "Encounter", actor: "Unit", units: list["Unit"]) -> list:
         """The ruleset's numbers of the observation's unit rows: per unit, (its `unit_features`, and for an active
         enemy of the actor (actor's hit chance, expected damage on it, its hit chance, expected damage on the actor)
-        from `threat_estimate` both ways, else None). Override to work them out faster together (Saga's run in C);
-        the result may also be an object with a float64 buffer of shape (units, features + 5) (envs/_native.c)."""
+        from `threat_estimate` both ways, else None). Override to work them out faster together (Saga's and
+        Starfinder's share their work across the rows)."""
         side = actor.side
         return [(self.unit_features(enc, u), self.threat_estimate(enc, actor, u) + self.threat_estimate(enc, u, actor)
                  if u.side != side and u.active else None) for u in units]

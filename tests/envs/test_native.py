@@ -184,12 +184,12 @@ def test_bad_arguments_are_refused_not_crashed():
         encode(parts=lambda e, a, units: [])
     with pytest.raises(TypeError):
         encode(parts=lambda e, a, units: [(0.5, None)] * len(units))
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError):  # an array of figures is not a sequence of (features, threat) parts
         encode(parts=lambda e, a, units: np.zeros((len(units), 3)))
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError):
         encode(parts=lambda e, a, units: np.zeros((len(units) + 1, 19)))
     with pytest.raises(ValueError):  # more features than the rows hold
-        encode(parts=lambda e, a, units: np.zeros((len(units), 40)))
+        encode(parts=lambda e, a, units: [([0.0] * 40, None)] * len(units))
     with pytest.raises(ZeroDivisionError):
         encode(parts=lambda e, a, units: 1 / 0)
     with pytest.raises(TypeError):

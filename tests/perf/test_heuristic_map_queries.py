@@ -12,7 +12,6 @@ from engine.core.encounter_file import load_encounter
 from engine.core.generate import random_encounter
 from engine.rulesets import get_ruleset
 from engine.rulesets.saga import combat as C
-from engine.rulesets.saga import tactics as T
 from tests.battle_walk import random_walk
 
 RS = get_ruleset("saga")

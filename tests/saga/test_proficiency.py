@@ -5,7 +5,6 @@ import pytest
 from engine.core.decision import Decision
 from engine.core.errors import InputError
 from engine.rulesets.saga import combat as C
-from engine.rulesets.saga import observe as O
 from engine.rulesets.saga import stats as S
 
 from .helpers import KNIFE, PISTOL, SABER, SWORD, all_of, first, floor, make, step, u, unit

@@ -9,7 +9,7 @@ import torch
 from agents.checkpoints import save_model
 from agents.config import ConfigError, load_config
 from agents.policies import MaskablePolicy
-from agents.train import build_model, init_weights, make_vec_env
+from agents.train import build_model, init_weights
 from envs.observation import PLANES
 
 from .test_prior_features import _actor_logits, _config, setting  # noqa: F401 (setting: a fixture)
