@@ -17,8 +17,9 @@ from typing import Any
 
 import yaml
 
-from engine.core.dice import parse_dice
 from engine.core.errors import InputError
+from engine.core.stat_fields import check_dice as _dice
+from engine.core.stat_fields import check_state_shape, fields
 from engine.core.units import Unit, stat_block
 
 from .conditions import CONDITIONS, DIRTY_TRICKS
@@ -65,40 +66,6 @@ UNIT_KEYS = {"name", "side", "template", "at", "tactics", "hp_now", "sp_now"}
 _FIX = "save the state again from a battle, or set it with the autopilot's corrections"
 
 
-def _typename(t) -> str:
-    return t.__name__ if isinstance(t, type) else " or ".join(x.__name__ for x in t if x is not type(None))
-
-
-def _fields(block: Any, keys: dict, where: str, what: str) -> dict:
-    """`block` checked against `keys` (name -> (type, default; None: required)), defaults filled in."""
-    if not isinstance(block, dict):
-        raise InputError(f"{what} must be a mapping", where, f"fields: {', '.join(keys)}")
-    unknown = sorted(map(str, set(block) - set(keys)))
-    if unknown:
-        raise InputError(f"unknown {what} field '{unknown[0]}'", where, f"Starfinder {what} fields: {', '.join(keys)}")
-    out: dict[str, Any] = {}
-    for k, (typ, default) in keys.items():
-        if k in block:
-            v = block[k]
-            allowed = typ if isinstance(typ, tuple) else (typ,)
-            if isinstance(v, bool) and bool not in allowed or not isinstance(v, allowed):
-                raise InputError(f"'{k}' must be {_typename(typ)}, got {v!r}", f"{where}.{k}")
-            out[k] = copy.deepcopy(v)
-        elif default is None and not (isinstance(typ, tuple) and type(None) in typ):
-            raise InputError(f"missing field '{k}'", where, "give it in the unit or use a template")
-        else:
-            out[k] = copy.deepcopy(default)
-    return out
-
-
-def _dice(text: str, where: str) -> None:
-    """A damage expression checked, its error naming where it is."""
-    try:
-        parse_dice(text)
-    except InputError as e:
-        raise InputError(e.what, where, e.fix) from None
-
-
 def parse_cr(v: Any, where: str) -> float:
     """A challenge rating as a number: 2, 0.5, '1/3'."""
     if isinstance(v, str):
@@ -137,7 +104,7 @@ def _damage_type(t: str, where: str) -> str:
 
 
 def _weapon(w: Any, where: str) -> dict:
-    out = _fields(w, _WEAPON_KEYS, where, "weapon")
+    out = fields(w, _WEAPON_KEYS, where, "weapon", "Starfinder")
     if out["kind"] not in WEAPON_KINDS:
         raise InputError(f"weapon kind '{out['kind']}'", f"{where}.kind", f"one of {', '.join(WEAPON_KINDS)}")
     _dice(out["damage"], f"{where}.damage")
@@ -168,7 +135,7 @@ def _weapon(w: Any, where: str) -> dict:
 
 
 def _ability(a: Any, where: str) -> dict:
-    out = _fields(a, _ABILITY_KEYS, where, "ability")
+    out = fields(a, _ABILITY_KEYS, where, "ability", "Starfinder")
     for k, allowed in (("kind", ABILITY_KINDS), ("cost", ABILITY_COSTS), ("target", ABILITY_TARGETS),
                        ("save", SAVES + ("none",)), ("attack", ("none", "eac", "kac")),
                        ("sustain", ("none", "concentration", "dismissible")), ("on_save", ("", "half", "negates"))):
@@ -220,7 +187,7 @@ def _template_stats(name: str) -> dict:
 
 def validate_stats(block: dict, where: str) -> dict:
     """Check a stat block's fields and types; returns it with defaults filled in."""
-    out = _fields(block, _STAT_KEYS, where, "unit")
+    out = fields(block, _STAT_KEYS, where, "unit", "Starfinder")
     out["cr"] = parse_cr(out["level"] if out["cr"] is None else out["cr"], where)
     if out["initiative"] is None:
         out["initiative"] = out["dex"]
@@ -327,16 +294,7 @@ def check_unit(unit: Unit, where: str) -> None:
     if unit.max_hp != stats["hp"] + stats["sp"]:
         raise InputError(f"max_hp {unit.max_hp} is not hp + sp of the stat block ({stats['hp'] + stats['sp']})",
                          f"{where}.max_hp", _FIX)
-    unknown, missing = set(s) - set(_STATE_TYPES), set(_STATE_TYPES) - set(s)
-    if unknown or missing:
-        what = "; ".join(f"{label} {sorted(keys)}"
-                         for label, keys in (("lacks", missing), ("has unknown keys", unknown)) if keys)
-        raise InputError(f"the play state {what}", f"{where}.state", _FIX)
-    for k, t in _STATE_TYPES.items():
-        v = s[k]
-        allowed = t if isinstance(t, tuple) else (t,)
-        if isinstance(v, bool) and bool not in allowed or not isinstance(v, allowed):
-            raise InputError(f"'{k}' is {v!r}, not {_typename(t)}", f"{where}.state.{k}", _FIX)
+    check_state_shape(s, _STATE_TYPES, f"{where}.state", _FIX)
     if not 0 <= s["sp"] <= stats["sp"] or not s["sp"] <= unit.hp <= unit.max_hp:
         raise InputError(f"sp {s['sp']} / hp {unit.hp} out of range (sp 0..{stats['sp']}, hp sp..{unit.max_hp})",
                          f"{where}.state.sp", "hp counts Hit Points and Stamina together; sp is the Stamina part")

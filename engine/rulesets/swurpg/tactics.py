@@ -1,0 +1,44 @@
+"""The heuristic's SWURPG knowledge: decision roles, the move's cost in feet, and what the turn's other actions are
+worth (a subclass of the core's defaults, engine/core/tactics.py)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.core.ruleset import Cost
+from engine.core.tactics import WASTE, DefaultTactics, DefaultView
+
+if TYPE_CHECKING:
+    from engine.core.decision import Decision
+
+DODGE_SHARE = 0.4     # of the threat on the actor: what a Dodge saves when it has nothing to hit
+HELP_SHARE = 0.3      # of the best ally's expected damage on the foe: what Help adds (advantage on one attack)
+
+
+class SwurpgTactics(DefaultTactics):
+    attack_cost = Cost("action")
+    move_cost = Cost("feet", 5)
+
+    def __init__(self, ruleset):
+        super().__init__(ruleset)
+        self.kinds = dict(self.kinds)
+        self.kinds.update({k: "misc" for k in ("autofire", "grenade", "help", "grapple", "dash", "disengage",
+                                                "bonus_disengage", "dodge")})
+        self.kinds["crawl"] = "move"
+
+    def view(self, enc, a) -> "SwurpgView":
+        return SwurpgView(self, enc, a)
+
+
+class SwurpgView(DefaultView):
+    def misc_value(self, d: "Decision", threat_here: float, can_strike) -> float:
+        key = d.action
+        if key == "dodge":
+            return DODGE_SHARE * threat_here if not can_strike() else WASTE
+        if key == "help":
+            t = self.enc.units[d.target]
+            allies = [u for u in self.enc.units if u.side == self.a.side and u is not self.a and not u.down]
+            best = max((self.rs.threat_estimate(self.enc, u, t)[1] for u in allies), default=0.0)
+            return HELP_SHARE * best if not can_strike() else WASTE
+        if key == "disengage":
+            return 0.5 * threat_here - 0.5 if not can_strike() and threat_here > 0 else WASTE
+        return super().misc_value(d, threat_here, can_strike)
