@@ -244,6 +244,8 @@ def reduce_damage(u: "Unit", amount: int, dtype: str) -> int:
     """Flat Damage Resistance X first (minimum 0), then immunity (none), resistance (half, rounded down) and
     vulnerability (double); resistance and vulnerability together cancel; immunity wins; none of them stack."""
     s = u.stats
+    if not (s["dr"] or s["immune"] or s["resist"] or s["vulnerable"]):
+        return amount
     names = types_of(dtype)
     dr = max((s["dr"].get(n, 0) for n in names), default=0)
     amount = max(0, amount - dr)
