@@ -54,7 +54,9 @@ def strike(rs: "SwurpgRuleset", enc: "Encounter", a: "Unit", t: "Unit", n: int |
     pc = p_hit(20, adv, dis)
     if melee and C.adjacent(a.pos, t.pos) and t.state["conds"] and K.has(t.state, "melee_crit"):
         pc = p
-    if w["stun_dc"]:
+    if w["stun_dc"]:  # no damage: worth a share of the foe's hit points while it is not yet out of the fight
+        if t.state["conds"] and K.has(t.state, "no_act"):
+            return Estimate(p, 0.0, 0.0)
         dmg = p * p_fail(t, "con", w["stun_dc"] + a.stats["prof"]) * STUN_WORTH * max(t.hp, 1)
         return Estimate(p, dmg, 0.0)
     expr = C.dice(w["damage"])

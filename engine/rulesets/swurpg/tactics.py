@@ -41,4 +41,24 @@ class SwurpgView(DefaultView):
             return HELP_SHARE * best if not can_strike() else WASTE
         if key == "disengage":
             return 0.5 * threat_here - 0.5 if not can_strike() and threat_here > 0 else WASTE
+        if key in ("draw", "pick_up"):
+            return self._draw_value(d.option)
         return super().misc_value(d, threat_here, can_strike)
+
+    def _draw_value(self, n: int) -> float:
+        """What taking weapon n in hand adds to the actor's best attack on a foe from where it stands (a drawn weapon
+        serves the rest of the fight: its gain counts twice), less a little for the interaction."""
+        rs, enc, a = self.rs, self.enc, self.a
+        s = a.state
+
+        def best() -> float:
+            return max((rs.threat_estimate(enc, a, e)[1] for e in self.enemies), default=0.0)
+        now = best()
+        wield = s["wield"]
+        s["wield"] = [n] + wield[1:2] if len(wield) == 2 and rs.main_weapon(a) != n else [n]
+        try:
+            then = best()
+        finally:
+            s["wield"] = wield
+        gain = 2.0 * (then - now)
+        return gain - 0.1 if gain > 0 else WASTE
