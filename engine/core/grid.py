@@ -168,6 +168,14 @@ class Grid:
             got = geo.memo["doors"] = tuple(i for i, t in enumerate(self.terrain) if t == "door")
         return got
 
+    def doors_at_hand(self, pos: tuple[int, int], taken: set[int]) -> list[int]:
+        """Door squares next to pos (not broken) that a unit there can open or close: an open one only with nobody in
+        the doorway (`taken`: the squares units stand in)."""
+        x, y = pos
+        w = self.width
+        doors = [i for i in self.doors() if abs(i % w - x) <= 1 and abs(i // w - y) <= 1 and i not in self.broken]
+        return [i for i in doors if i not in self.open_doors or i not in taken] if doors else doors
+
     def toggle_door(self, i: int) -> bool:
         """Open the closed door at square i, or close the open one; True if it is open now."""
         if self.terrain[i] != "door" or i in self.broken:

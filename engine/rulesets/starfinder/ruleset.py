@@ -460,16 +460,8 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
 
     @staticmethod
     def _doors_at_hand(enc: Encounter, a: Unit) -> list[int]:
-        """Door squares next to a (not broken) that it can open or close: an open one only with nobody in the
-        doorway."""
         g = enc.grid
-        x, y = a.pos
-        w = g.width
-        doors = [i for i in g.doors() if abs(i % w - x) <= 1 and abs(i // w - y) <= 1 and i not in g.broken]
-        if not doors:
-            return doors
-        taken = {u.pos[1] * w + u.pos[0] for u in enc.units if not u.down}
-        return [i for i in doors if i not in g.open_doors or i not in taken]
+        return g.doors_at_hand(a.pos, {u.pos[1] * g.width + u.pos[0] for u in enc.units if not u.down})
 
     def _can_feint(self, enc: Encounter, a: Unit, e: Unit) -> bool:
         return (e.stats["intelligent"] and enc.grid.distance(a.pos, e.pos) <= FEINT_RANGE

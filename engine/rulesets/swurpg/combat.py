@@ -101,6 +101,8 @@ def damage_bonus(u: "Unit", n: int | None, off_hand: bool = False) -> int:
     b = w["bonus_damage"]
     if off_hand:
         return b
+    if w is UNARMED and "finesse_unarmed" in u.stats["traits"]:
+        return b + max(mod(u, "str"), mod(u, "dex"))
     if w["kind"] == "melee":
         return b + mod(u, "str")
     return b + (mod(u, "dex") if w["dex_damage"] else 0)
@@ -191,7 +193,13 @@ def attack_mods(enc: "Encounter", a: "Unit", t: "Unit", w: dict, melee: bool) ->
     if as_["conds"]:
         if K.has(as_, "dis_attack"):
             dis += 1
-            notes.append("dazed, poisoned, frightened or blinded")
+            notes.append("dazed, poisoned or blinded")
+        fear = as_["conds"].get("frightened")
+        if fear is not None and fear[3] is not None:
+            src = enc.units[fear[3]]
+            if not src.down and enc.grid.line_of_sight(a.pos, src.pos):
+                dis += 1
+                notes.append("frightened")
         gb = as_["grappled_by"]
         if gb is not None and gb != t.id:
             dis += 1
@@ -199,7 +207,7 @@ def attack_mods(enc: "Encounter", a: "Unit", t: "Unit", w: dict, melee: bool) ->
     if ts["dodging"] and not (ts["conds"] and K.has(ts, "no_act")):
         dis += 1
         notes.append("target dodging")
-    if ts["helped"] and any(enc.units[h].side == a.side for h in ts["helped"]):
+    if ts["helped"] and any(h != a.id and enc.units[h].side == a.side for h in ts["helped"]):
         adv += 1
         notes.append("helped")
     if not melee:
@@ -240,15 +248,18 @@ def types_of(t: str) -> tuple[str, ...]:
     return (t, "kinetic") if t in KINETIC else (t,)
 
 
-def reduce_damage(u: "Unit", amount: int, dtype: str) -> int:
-    """Flat Damage Resistance X first (minimum 0), then immunity (none), resistance (half, rounded down) and
-    vulnerability (double); resistance and vulnerability together cancel; immunity wins; none of them stack."""
+def reduce_damage(u: "Unit", amount: int, dtype: str, halve: bool = False) -> int:
+    """Flat Damage Resistance X first (minimum 0), then a successful save's half (`halve`), then immunity (none),
+    resistance (half, rounded down) and vulnerability (double); resistance and vulnerability together cancel; immunity
+    wins; none of them stack."""
     s = u.stats
     if not (s["dr"] or s["immune"] or s["resist"] or s["vulnerable"]):
-        return amount
+        return amount // 2 if halve else amount
     names = types_of(dtype)
     dr = max((s["dr"].get(n, 0) for n in names), default=0)
     amount = max(0, amount - dr)
+    if halve:
+        amount //= 2
     if any(n in s["immune"] for n in names):
         return 0
     res = any(n in s["resist"] for n in names)
@@ -271,13 +282,18 @@ def roll_damage(dice_: "Dice", expr: DiceExpr, bonus: int, crit: bool, why: str)
 
 
 def deal_damage(enc: "Encounter", src: int | None, t: "Unit", amount: int, dtype: str, why: str = "",
-                crit: bool = False) -> list[Event]:
+                crit: bool = False, halve: bool = False) -> list[Event]:
     """Damage of a type after the target's resistances: temporary HP first, then HP. At 0 HP the unit falls
     unconscious (prone, drops what it holds); a hit while at 0 HP is a failed death save, two on a critical hit, and
     three failures kill."""
-    got = reduce_damage(t, amount, dtype)
+    got = reduce_damage(t, amount, dtype, halve)
     s = t.state
     ev: list[Event] = []
+    charm = s["conds"].get("charmed") if s["conds"] else None
+    if charm is not None and src is not None and got > 0 and charm[3] is not None and \
+            enc.units[src].side == enc.units[charm[3]].side:  # harmed by the charmer's side: the charm breaks
+        del s["conds"]["charmed"]
+        ev.append(new_event("condition_ends", None, t.id, {"condition": "charmed"}))
     if t.hp <= 0:
         if got > 0 and not t.dead:
             s["death"][1] = min(3, s["death"][1] + (2 if crit else 1))
@@ -298,17 +314,43 @@ def deal_damage(enc: "Encounter", src: int | None, t: "Unit", amount: int, dtype
 
 
 def fall_unconscious(enc: "Encounter", t: "Unit") -> list[Event]:
+    """0 HP: unconscious and prone, what it holds dropped, its grapple over; its death saves begin with its next
+    turn (this round's, if it is still to come)."""
     s = t.state
     t.down = True
     s["death"] = [0, 0]
     s["stable"] = False
-    s["dead_round"] = enc.round
+    s["dead_round"] = enc.round if enc.actor is t else enc.round - 1
+    ev = release_grapple(enc, t, "incapacitated")
+    if s["grappled_by"] is not None:
+        ev += release_grapple(enc, enc.units[s["grappled_by"]], f"{t.name} is down")
     K.add(s, "unconscious")
     K.add(s, "prone")
     s["dropped"] = sorted(set(s["dropped"]) | set(s["wield"]))
     s["wield"] = []
     s["dodging"] = False
-    return [new_event("unconscious", None, t.id, {})]
+    return [new_event("unconscious", None, t.id, {}), *ev]
+
+
+def release_grapple(enc: "Encounter", grappler: "Unit", why: str) -> list[Event]:
+    """The grappler lets go (it moved away, was incapacitated, its target escaped or was moved off)."""
+    tid = grappler.state["grappling"]
+    if tid is None:
+        return []
+    t = enc.units[tid]
+    grappler.state["grappling"] = None
+    t.state["grappled_by"] = None
+    K.remove(t.state, "grappled")
+    return [new_event("grapple_ends", grappler.id, t.id, {"why": why})]
+
+
+def check_d20(dice_: "Dice", u: "Unit", ability: str, why: str) -> int:
+    """The d20 of an ability check: disadvantage while poisoned or frightened, and on Dexterity checks while
+    freezing."""
+    conds = u.state["conds"]
+    dis = bool(conds) and ("poisoned" in conds or "frightened" in conds or ability == "dex" and "freezing" in conds)
+    face = dice_.d20(why)
+    return min(face, dice_.d20(f"{why} (disadvantage)")) if dis else face
 
 
 def die(t: "Unit", why: str) -> list[Event]:

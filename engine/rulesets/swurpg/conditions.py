@@ -24,7 +24,7 @@ CONDITIONS: dict[str, dict] = {
     "prone": {},                                 # +5 / -5 to attacks against it, -5 to its melee: combat.py
     "bleeding": {},                              # 1d8 kinetic at the end of its turns
     "burning": {},                               # 1d6 fire at the start of its turns
-    "frightened": {"dis_attack": True},          # only while the source is in sight; movement: ruleset.py
+    "frightened": {},                            # disadvantage while the source is in sight: combat.py
     "poisoned": {"dis_attack": True},
     "unconscious": {"no_move": True, "no_act": True, "no_react": True, "fail_phys": True, "adv_against": True,
                     "melee_crit": True},
@@ -44,7 +44,10 @@ SAVES = ("str", "dex", "con", "int", "wis", "cha")
 INFLICTED = ("stunned", "dazed", "prone", "bleeding", "burning", "frightened", "poisoned", "blinded", "shaken",
              "freezing", "paralyzed", "confused", "charmed")
 DEFAULT_SAVE = {"stunned": "con", "frightened": "wis", "poisoned": "con", "confused": "wis", "shaken": "wis",
-                "freezing": "con", "paralyzed": "con", "charmed": "wis", "blinded": "con"}
+                "freezing": "con"}
+# the text gives these no save to end them: inflicted by a weapon, they last until the end of the target's next turn
+# (charmed also ends when the charmer's side harms it)
+NEXT_TURN = frozenset({"dazed", "blinded", "paralyzed", "charmed"})
 
 
 def add(state: dict, name: str, ends: int = UNTIL_SAVED, save: str = "", dc: int = 0,

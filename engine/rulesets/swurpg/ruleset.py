@@ -179,7 +179,7 @@ class SwurpgRuleset(Ruleset):
         if "bleeding" in s["conds"]:
             got, _ = dice.roll(C.dice("1d8"), f"{u.name}'s bleeding")
             ev.append(new_event("bleeding", None, u.id, {"amount": got}))
-            ev += C.deal_damage(enc, None, u, got, "piercing", "bleeding")
+            ev += C.deal_damage(enc, None, u, got, "kinetic", "bleeding")
             if u.down:
                 return ev
         for c, (ends, save, dc, _src) in list(s["conds"].items()):
@@ -257,6 +257,12 @@ class SwurpgRuleset(Ruleset):
         if not (los and loe):
             return None  # full cover: cannot be targeted
         return "thrown" if w["kind"] == "melee" else "ranged"
+
+    @staticmethod
+    def _charmer(enc: Encounter, a: Unit) -> tuple[int, int] | None:
+        """Where the creature that charmed a stands (None: a is not charmed)."""
+        c = a.state["conds"].get("charmed")
+        return None if c is None or c[3] is None else enc.units[c[3]].pos
 
     def _harmable(self, a: Unit, t: Unit) -> bool:
         c = a.state["conds"].get("charmed")
@@ -396,6 +402,10 @@ class SwurpgRuleset(Ruleset):
                 out.append(_PLAIN["stow"])
             for k in s["dropped"]:
                 out.append(option_decision("pick_up", k))
+            if g.doors():
+                table = square_decisions(g)["open_door"]
+                out += [table[i] for i in g.doors_at_hand(a.pos, {u.pos[1] * w + u.pos[0] for u in enc.units
+                                                                  if not u.down})]
         return out
 
     def grenade(self, u: Unit) -> int | None:
@@ -411,12 +421,13 @@ class SwurpgRuleset(Ruleset):
         w = g.width
         reach = (a.stats["weapons"][n]["long"] or a.stats["weapons"][n]["range"]) // C.FEET
         occupied = {u.pos for u in enc.units if not u.down and u is not a}
+        charmer = self._charmer(enc, a)
         out = set()
         for (x, y) in occupied:
             for sq in ((x, y), (x - 1, y), (x, y - 1), (x - 1, y - 1)):
                 if sq[0] < 0 or sq[1] < 0 or sq[0] + 1 >= g.width or sq[1] + 1 >= g.height:
                     continue
-                if a.pos in autofire_area(sq):
+                if a.pos in autofire_area(sq) or charmer is not None and charmer in autofire_area(sq):
                     continue
                 if any(g.distance(a.pos, p) <= reach and g.line_of_effect(a.pos, p) for p in autofire_area(sq)):
                     out.add(sq[1] * w + sq[0])
@@ -430,6 +441,7 @@ class SwurpgRuleset(Ruleset):
         wpn = a.stats["weapons"][n]
         reach = (wpn["long"] or wpn["range"]) // C.FEET
         r = wpn["radius"] // C.FEET
+        charmer = self._charmer(enc, a)
         out = set()
         for u in enc.units:
             if u.down or u is a:
@@ -439,6 +451,8 @@ class SwurpgRuleset(Ruleset):
                 for x in range(max(0, ux - r), min(g.width, ux + r + 1)):
                     i = y * w + x
                     if i in out or not g.passable(i) and g.kind(i) != "low_cover":
+                        continue
+                    if charmer is not None and g.distance(charmer, (x, y)) <= r:
                         continue
                     if g.distance(a.pos, (x, y)) <= reach and g.line_of_effect(a.pos, (x, y)):
                         out.add(i)
@@ -582,15 +596,9 @@ class SwurpgRuleset(Ruleset):
                 ev += self.release(enc, a, "moved away")
         return ev
 
-    def release(self, enc: Encounter, grappler: Unit, why: str) -> list[Event]:
-        tid = grappler.state["grappling"]
-        if tid is None:
-            return []
-        t = enc.units[tid]
-        grappler.state["grappling"] = None
-        t.state["grappled_by"] = None
-        K.remove(t.state, "grappled")
-        return [new_event("grapple_ends", grappler.id, t.id, {"why": why})]
+    @staticmethod
+    def release(enc: Encounter, grappler: Unit, why: str) -> list[Event]:
+        return C.release_grapple(enc, grappler, why)
 
     # ---- reactions ---------------------------------------------------------------------------------------------------
     def legal_reactions(self, enc: Encounter, unit: Unit, trigger: Trigger) -> list[Decision]:
@@ -630,7 +638,7 @@ class SwurpgRuleset(Ruleset):
         hit = face == 20 or (face != 1 and total >= ac)
         crit = face == 20 or hit and melee and adjacent(a.pos, t.pos) and t.state["conds"] and \
             K.has(t.state, "melee_crit")
-        helped = [h for h in t.state["helped"] if enc.units[h].side == a.side]
+        helped = [h for h in t.state["helped"] if h != a.id and enc.units[h].side == a.side]
         if helped:
             t.state["helped"] = [h for h in t.state["helped"] if h not in helped[:1]]
         ev: list[Event] = [new_event("attack", a.id, t.id, {
@@ -644,16 +652,13 @@ class SwurpgRuleset(Ruleset):
             ev.append(e)
             if not ok and K.add(t.state, "stunned", K.UNTIL_SAVED, "con", dc, a.id):
                 ev.append(new_event("condition", a.id, t.id, {"condition": "stunned", "why": w["name"]}))
+                ev += C.release_grapple(enc, t, "incapacitated")
             return ev
         amount, _ = C.roll_damage(dice, C.dice(w["damage"]), C.damage_bonus(a, n, off_hand), bool(crit),
                                   f"{a.name}'s {w['name']} damage")
         ev += C.deal_damage(enc, a.id, t, amount, w["type"], w["name"], bool(crit))
         if w["condition"] and not t.down:
             ev += self._inflict(enc, a, t, w, dice)
-        if t.down and a.state["grappling"] == t.id:
-            ev += self.release(enc, a, f"{t.name} is down")
-        if t.down and t.state["grappling"] is not None:
-            ev += self.release(enc, t, "incapacitated")
         return ev
 
     def _inflict(self, enc: Encounter, a: Unit, t: Unit, w: dict, dice: Dice) -> list[Event]:
@@ -662,10 +667,15 @@ class SwurpgRuleset(Ruleset):
         ok, e = C.roll_save(dice, t, w["save"], w["condition_dc"], f"against {cond}")
         if ok:
             return [e]
-        ends = enc.round + 1 if cond == "dazed" else K.UNTIL_SAVED
-        save = "" if cond in ("prone", "bleeding", "burning", "dazed") else w["save"]
+        if cond in K.NEXT_TURN:  # the text gives these no save to end them: until the end of the target's next turn
+            ends, save = enc.round + 1, ""
+        else:
+            ends, save = K.UNTIL_SAVED, "" if cond in ("prone", "bleeding", "burning") else w["save"]
         K.add(t.state, cond, ends, save, w["condition_dc"], a.id)
-        return [e, new_event("condition", a.id, t.id, {"condition": cond, "why": w["name"]})]
+        ev = [e, new_event("condition", a.id, t.id, {"condition": cond, "why": w["name"]})]
+        if K.CONDITIONS[cond].get("no_act"):
+            ev += C.release_grapple(enc, t, "incapacitated")
+        return ev
 
     def _r_attack(self, enc, a, d, dice, react):
         t = enc.units[d.target]
@@ -704,7 +714,7 @@ class SwurpgRuleset(Ruleset):
                 continue
             ok, e = C.roll_save(dice, t, "dex", dc, f"against the {why}")
             ev.append(e)
-            ev += C.deal_damage(enc, a.id, t, amount // 2 if ok else amount, w["type"], w["name"])
+            ev += C.deal_damage(enc, a.id, t, amount, w["type"], w["name"], halve=ok)
             if w["condition"] and not ok and not t.down:
                 ev += self._inflict(enc, a, t, w, dice)
         return ev
@@ -773,10 +783,11 @@ class SwurpgRuleset(Ruleset):
 
     def _r_grapple(self, enc, a, d, dice, react):
         t = enc.units[d.target]
-        mine = dice.d20(f"{a.name}'s Athletics (grapple)") + C.skill_bonus(a, "athletics", "str")
+        mine = C.check_d20(dice, a, "str", f"{a.name}'s Athletics (grapple)") + C.skill_bonus(a, "athletics", "str")
         skill = "athletics" if C.skill_bonus(t, "athletics", "str") >= C.skill_bonus(t, "acrobatics", "dex") \
             else "acrobatics"
-        theirs = dice.d20(f"{t.name}'s {skill.title()} (resist the grapple)") + \
+        theirs = C.check_d20(dice, t, "str" if skill == "athletics" else "dex",
+                             f"{t.name}'s {skill.title()} (resist the grapple)") + \
             C.skill_bonus(t, skill, "str" if skill == "athletics" else "dex")
         if t.state["conds"] and K.has(t.state, "fail_phys"):
             theirs = -99
@@ -793,9 +804,9 @@ class SwurpgRuleset(Ruleset):
         g = enc.units[a.state["grappled_by"]]
         skill = "athletics" if C.skill_bonus(a, "athletics", "str") >= C.skill_bonus(a, "acrobatics", "dex") \
             else "acrobatics"
-        mine = dice.d20(f"{a.name}'s {skill.title()} (escape)") + \
+        mine = C.check_d20(dice, a, "str" if skill == "athletics" else "dex", f"{a.name}'s {skill.title()} (escape)") + \
             C.skill_bonus(a, skill, "str" if skill == "athletics" else "dex")
-        theirs = dice.d20(f"{g.name}'s Athletics (hold on)") + C.skill_bonus(g, "athletics", "str")
+        theirs = C.check_d20(dice, g, "str", f"{g.name}'s Athletics (hold on)") + C.skill_bonus(g, "athletics", "str")
         ok = mine > theirs
         ev = [new_event("contest", a.id, g.id, {"what": "escape", "mine": mine, "theirs": theirs, "ok": ok})]
         if ok:
@@ -832,6 +843,10 @@ class SwurpgRuleset(Ruleset):
             s["wield"] = [d.option]
         return [new_event("pick_up", a.id, None, {"weapon": a.stats["weapons"][d.option]["name"]})]
 
+    def _r_open_door(self, enc, a, d, dice, react):
+        g = enc.grid
+        return [new_event("door", a.id, None, {"square": d.square, "open": g.toggle_door(g.index(*d.square))})]
+
     def _r_medpac(self, enc, a, d, dice, react):
         t = enc.units[d.target]
         a.state["medpacs"] -= 1
@@ -841,7 +856,8 @@ class SwurpgRuleset(Ruleset):
 
     def _r_stabilize(self, enc, a, d, dice, react):
         t = enc.units[d.target]
-        total = dice.d20(f"{a.name}'s Treat Injury on {t.name}") + C.skill_bonus(a, "treat_injury", "wis")
+        total = C.check_d20(dice, a, "wis", f"{a.name}'s Treat Injury on {t.name}") + \
+            C.skill_bonus(a, "treat_injury", "wis")
         ok = total >= STABILIZE_DC
         ev = [new_event("check", a.id, t.id, {"skill": "Treat Injury", "total": total, "dc": STABILIZE_DC, "ok": ok})]
         if ok:
@@ -851,7 +867,8 @@ class SwurpgRuleset(Ruleset):
 
     def _r_treat_bleeding(self, enc, a, d, dice, react):
         t = enc.units[d.target]
-        total = dice.d20(f"{a.name}'s Treat Injury on {t.name}") + C.skill_bonus(a, "treat_injury", "wis")
+        total = C.check_d20(dice, a, "wis", f"{a.name}'s Treat Injury on {t.name}") + \
+            C.skill_bonus(a, "treat_injury", "wis")
         ok = total >= BLEED_DC
         ev = [new_event("check", a.id, t.id, {"skill": "Treat Injury", "total": total, "dc": BLEED_DC, "ok": ok})]
         if ok:
