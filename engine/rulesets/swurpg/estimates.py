@@ -65,8 +65,10 @@ def strike(rs: "SwurpgRuleset", enc: "Encounter", a: "Unit", t: "Unit", n: int |
     hit_mean = C.reduce_damage(t, round(dice_mean + bonus), w["type"])
     crit_mean = C.reduce_damage(t, round(2 * dice_mean + bonus), w["type"])
     dmg = (p - pc) * hit_mean + pc * crit_mean
-    kill = kill_guess(p, dmg, t.hp + t.state["temp_hp"]) if t.hp > 0 else 0.0
-    return Estimate(p, min(dmg, p * (t.hp + t.state["temp_hp"]) + 1e-9) if t.hp > 0 else 0.0, kill)
+    if t.hp <= 0:  # a dying foe is out of the fight already: a hit adds failed death saves, no damage
+        return Estimate(p, 0.0, 0.0)
+    kill = kill_guess(p, dmg, t.hp + t.state["temp_hp"])
+    return Estimate(p, min(dmg, p * (t.hp + t.state["temp_hp"]) + 1e-9), kill)
 
 
 def area(rs: "SwurpgRuleset", enc: "Encounter", a: "Unit", targets: list["Unit"], w: dict, dc: float) -> Estimate:

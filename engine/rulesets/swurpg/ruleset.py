@@ -278,7 +278,7 @@ class SwurpgRuleset(Ruleset):
             d = enc.grid.distance
             near = min(d(a.pos, u.pos) for u in others)
             return [u for u in others if d(a.pos, u.pos) == near]
-        return [u for u in enc.units if not u.down and u.side != a.side and self._harmable(a, u)]
+        return [u for u in enc.units if not u.dead and u.side != a.side and self._harmable(a, u)]
 
     def _fear_source(self, enc: Encounter, a: Unit) -> Unit | None:
         c = a.state["conds"].get("frightened")
@@ -354,6 +354,8 @@ class SwurpgRuleset(Ruleset):
                     out.append(target_decision("attack", eid))
                 if adjacent(a.pos, e.pos):
                     out.append(target_decision("unarmed", eid))
+                    if e.down:
+                        continue
                     if len(allies) > 1 and e.side != a.side:
                         out.append(target_decision("help", eid))
                     if s["grappling"] is None and S.SIZES[e.stats["size"]] >= S.SIZES[a.stats["size"]] - 1 and \
@@ -668,7 +670,8 @@ class SwurpgRuleset(Ruleset):
         if ok:
             return [e]
         if cond in K.NEXT_TURN:  # the text gives these no save to end them: until the end of the target's next turn
-            ends, save = enc.round + 1, ""
+            later = t.id in enc.order and enc.order.index(t.id) > enc.turn  # its turn in this round is still to come
+            ends, save = (enc.round if later else enc.round + 1), ""
         else:
             ends, save = K.UNTIL_SAVED, "" if cond in ("prone", "bleeding", "burning") else w["save"]
         K.add(t.state, cond, ends, save, w["condition_dc"], a.id)
