@@ -470,6 +470,15 @@ class SwurpgRuleset(Ruleset):
         if s["conds"] and K.has(s, "no_act") and spec.cost in ("action", "bonus"):
             which = next(c for c in s["conds"] if K.CONDITIONS[c].get("no_act"))
             return f"{a.name} is {which} and cannot take actions"
+        g = enc.grid
+        if d.square is not None:
+            if not g.inside(*d.square):
+                return f"{d.square} is not on the map"
+            i = g.index(*d.square)
+            if spec.cost == "feet" and not g.passable(i):
+                return f"{d.square} is {g.kind(i).replace('_', ' ')}, not a square anyone can stand in"
+            if d.action == "open_door" and g.kind(i) != "door":
+                return f"there is no door at {d.square}"
         if spec.cost == "feet":
             if b["feet"] < C.FEET:
                 return f"{a.name} has no movement left" + (" (movement comes before the Action)"
@@ -488,6 +497,12 @@ class SwurpgRuleset(Ruleset):
                 return f"{a.name} wields no light weapon in the off hand"
         if d.target is not None and d.target < len(enc.units):
             t = enc.units[d.target]
+            if spec.target == "enemy" and t.side == a.side:
+                return f"{t.name} is not an enemy of {a.name}"
+            if spec.target == "ally" and t.side != a.side:
+                return f"{t.name} is not an ally of {a.name}"
+            if spec.target == "enemy" and t.dead:
+                return f"{t.name} is dead"
             if spec.target == "enemy" and d.action in ("attack", "off_hand"):
                 return f"{t.name} is out of range, out of sight or behind full cover"
             if spec.target in ("enemy", "ally") and not adjacent(a.pos, t.pos):
