@@ -15,7 +15,7 @@ def test_dropping_to_0_hp_knocks_unconscious_prone_and_drops_the_weapons():
     end(b)                                          # P; E's turn
     ev = step(b, "attack", "P", faces=[15, 6])      # E's turn ends by itself; M's (P's death saves wait for its turn)
     p = u(b, "P")
-    assert p.hp == 0 and p.down and not p.dead and all_of(ev, "unconscious")
+    assert p.hp == 0 and p.down and not p.dead and all_of(ev, "down")
     assert {"unconscious", "prone"} <= set(p.state["conds"])
     assert p.state["wield"] == [] and p.state["dropped"] == [0]
     assert p.state["death"] == [0, 0]

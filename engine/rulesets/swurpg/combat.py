@@ -309,11 +309,11 @@ def deal_damage(enc: "Encounter", src: int | None, t: "Unit", amount: int, dtype
     ev.append(new_event("damage", src, t.id, {"amount": got, "type": dtype, "temp": temp, "hp": t.hp, "why": why,
                                               "rolled": amount}))
     if t.hp <= 0:
-        ev += fall_unconscious(enc, t)
+        ev += fall_unconscious(enc, t, src)
     return ev
 
 
-def fall_unconscious(enc: "Encounter", t: "Unit") -> list[Event]:
+def fall_unconscious(enc: "Encounter", t: "Unit", src: int | None = None) -> list[Event]:
     """0 HP: unconscious and prone, what it holds dropped, its grapple over; its death saves begin with its next
     turn (this round's, if it is still to come)."""
     s = t.state
@@ -329,7 +329,7 @@ def fall_unconscious(enc: "Encounter", t: "Unit") -> list[Event]:
     s["dropped"] = sorted(set(s["dropped"]) | set(s["wield"]))
     s["wield"] = []
     s["dodging"] = False
-    return [new_event("unconscious", None, t.id, {}), *ev]
+    return [new_event("down", src, t.id, {"dead": False, "why": "0 HP: unconscious"}), *ev]
 
 
 def release_grapple(enc: "Encounter", grappler: "Unit", why: str) -> list[Event]:

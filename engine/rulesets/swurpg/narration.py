@@ -59,7 +59,7 @@ def narrate(rs: "Ruleset", e: Event, enc: "Encounter") -> str | None:
     if k == "grenade":
         return (f"{a} throws a {e.get('weapon')} at {square(e.get('square'))}: Dex saves DC {e.get('dc')} within "
                 "10 ft")
-    if k == "unconscious":
+    if k == "down":
         return f"{t} drops to 0 HP and falls unconscious"
     if k == "dies":
         return f"{t} dies ({e.get('why')})"
