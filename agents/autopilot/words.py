@@ -143,12 +143,19 @@ def parse_decision(text: str, battle: Battle, markers: dict[int, str] | None = N
         spec = rs.catalogue[key]
         same = [d for d in legal if d.action == key]
         if spec.target in ("enemy", "ally", "unit"):
+            option = None
+            if spec.options > 1 and len(rest) > 1 and rest[0].isdigit():  # `fire 1 NAME`: this weapon on that unit
+                option, rest = int(rest[0]), rest[1:]
             if rest:
                 u = find_unit(enc, " ".join(rest), markers)
                 if u is None:
                     raise InputError(f"no unit called '{' '.join(rest)}'", "",
                                      "units: " + ", ".join(u.name for u in enc.units))
-                candidates.append(Decision(key, u.id))
+                if spec.options > 1:  # the option named, else the first legal one on that unit
+                    on = [d for d in same if d.target == u.id and (option is None or d.option == option)]
+                    candidates.append(on[0] if on else Decision(key, u.id, None, option or 0))
+                else:
+                    candidates.append(Decision(key, u.id))
             elif len({d.target for d in same}) == 1:
                 candidates.append(same[0])
             elif same:
@@ -199,7 +206,9 @@ def command_for(d: Decision, enc: Encounter, ruleset: Ruleset) -> str:
     word = short_word(ruleset, d.action)
     if d.target is not None:
         name = enc.units[d.target].name
-        return f'{word} "{name}"' if " " in name else f"{word} {name}"
+        name = f'"{name}"' if " " in name else name
+        spec = ruleset.catalogue.get(d.action)
+        return f"{word} {d.option} {name}" if spec is not None and spec.options > 1 else f"{word} {name}"
     if d.square is not None:
         return f"{word} {d.square[0]} {d.square[1]}"
     spec = ruleset.catalogue.get(d.action)
