@@ -108,6 +108,8 @@ class RewardConfig(_Section):
     damage_taken: float = Field(0.5, ge=0, description="penalty per share of the own side's total HP taken")
     downed: float = Field(0.25, ge=0, description="per enemy unit put out of the fight")
     lost: float = Field(0.25, ge=0, description="penalty per own unit put out of the fight")
+    escaped: float = Field(0.0, ge=0, description="per share of the own side's total HP that left the battle alive "
+                           "(a starship's jump to cruising speed): what got away is worth something")
     illegal: float = Field(0.01, ge=0, description="penalty for a masked-out action (never happens with masks)")
 
 

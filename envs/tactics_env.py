@@ -26,7 +26,7 @@ from .render import map_picture, markers, picture_shape
 
 ENCODING_VERSION = 0
 DEFAULT_REWARDS = {"win": 1.0, "loss": -1.0, "draw": 0.0, "damage_dealt": 0.5, "damage_taken": 0.5,
-                   "downed": 0.25, "lost": 0.25, "illegal": 0.01}
+                   "downed": 0.25, "lost": 0.25, "escaped": 0.0, "illegal": 0.01}
 
 
 def _ruleset(rid: str | None) -> Ruleset:
@@ -57,7 +57,8 @@ class TacticsEnv(gym.Env):
 
     ## Rewards
     +`win` / `loss` / `draw` at the end; shaping from events: `damage_dealt` and `damage_taken` (as a share
-    of the other / own side's total HP), `downed` / `lost` per unit put out of the fight; `-illegal` for a
+    of the other / own side's total HP), `downed` / `lost` per unit put out of the fight, `escaped` per share of
+    the own side's total HP that left the battle alive (an `escaped` event: a starship's jump); `-illegal` for a
     masked-out action. Weights are configurable (`rewards=`).
 
     ## Episode End
@@ -257,6 +258,10 @@ class TacticsEnv(gym.Env):
             elif kind == "down" and e.target is not None:
                 w = self.rewards
                 r += -w["lost"] if self.battle.enc.units[e.target].side == self.side else w["downed"]
+            elif kind == "escaped" and e.actor is not None:
+                u = self.battle.enc.units[e.actor]
+                if u.side == self.side:
+                    r += self.rewards["escaped"] * u.hp / max(1, self._totals.get(u.side, 1))
         return r
 
     def _observe(self) -> np.ndarray:

@@ -63,6 +63,21 @@ def test_damage_shaping_signs():
     assert env._reward_from([Event("down", me.id, foe.id)]) > 0
 
 
+def test_a_ship_that_gets_away_is_worth_its_share_of_the_side_and_only_to_its_side():
+    """Starship: a jump to cruising speed (an `escaped` event) pays `rewards.escaped` times the share of the side's
+    hit points that left the battle; a foe that gets away pays nothing (its side loses the field, not us)."""
+    env = TacticsEnv("starship", opponent="random", max_per_side=2, map_size=(12, 12), generator={"sizes": (2, 2)},
+                     rewards={"escaped": 0.6})
+    env.reset(seed=0)
+    from engine.core.events import Event
+    units = env.battle.enc.units
+    me = next(u for u in units if u.side == env.side)
+    foe = next(u for u in units if u.side != env.side)
+    total = sum(u.hp for u in units if u.side == env.side)
+    assert env._reward_from([Event("escaped", me.id, None)]) == pytest.approx(0.6 * me.hp / total)
+    assert env._reward_from([Event("escaped", foe.id, None)]) == 0.0
+
+
 def test_opponent_can_be_swapped_and_is_used():
     calls = []
 
