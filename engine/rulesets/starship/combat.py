@@ -39,7 +39,7 @@ def defense(enc: "Encounter", t: "Unit", attacker: "Unit | None" = None) -> int:
     surging = s["surging"]
     if not surging:
         d += s["dodge"]
-    if surging or attacker is not None and attacker.id in s["feinted"]:
+    if surging or attacker is not None and any(f[0] == attacker.id for f in s["feinted"]):
         d -= max(0, t.stats["pilot_dex"])
     if attacker is not None and s["aid"]:
         d += AID_BONUS * sum(1 for foe, kind, _ in s["aid"] if foe == attacker.id and kind == "defense")

@@ -265,6 +265,7 @@ class StarshipRuleset(Ruleset):
         # ---- full-round actions ----
         if self.economy.can_pay(b, FULL) and not held:
             out.append(_PLAIN["jump"])
+        if self.economy.can_pay(b, FULL) and not held and not flags.get("shifted"):  # no shift with these
             table = square_decisions(g)["surge"]
             out += [table[sq[1] * w + sq[0]] for sq in self.surge_squares(enc, a)]
             table = square_decisions(g)["withdraw"]
