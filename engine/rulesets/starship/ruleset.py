@@ -180,10 +180,13 @@ class StarshipRuleset(Ruleset):
         reach = self._reach(enc, a, a.stats["speed"])
         g = enc.grid
         best = None
-        for i, cost in reach.items():
-            sq = g.xy(i)
-            if C.adjacent(sq, t.pos) and (best is None or cost < best[0]):
-                best = (cost, sq)
+        tx, ty = t.pos
+        for dx, dy in _DIRS:
+            x, y = tx + dx, ty + dy
+            if g.inside(x, y):
+                cost = reach.get(y * g.width + x)
+                if cost is not None and (best is None or cost < best[0]):
+                    best = (cost, (x, y))
         return None if best is None else best[1]
 
     # ---- legality -------------------------------------------------------------------------------------------------

@@ -24,6 +24,19 @@ class StarshipTactics(DefaultTactics):
 
 
 class StarshipView(DefaultView):
+    def key_squares(self) -> set | None:
+        """Next to the actor and next to each enemy (ramming, point defense); the heuristic looks at these and a coarse
+        lattice of the rest (a ship's moves reach far, and squares a lattice apart differ little in open space); all
+        squares while a shot or an aid is pending."""
+        enc = self.enc
+        if enc.flags.get("pending") is not None:
+            return None
+        g = enc.grid
+        out = set(g.within(self.a.pos, 1))
+        for e in self.enemies:
+            out.update(g.within(e.pos, 1))
+        return out
+
     def misc_value(self, d, threat_here: float, can_strike) -> float:
         key = d.action
         a = self.a
