@@ -213,9 +213,9 @@ class StarshipRuleset(Ruleset):
         if flags.get("jump_started"):
             return out
         mv, atk = b["move"] > 0, b["attack"] > 0
-        if s["jumping"]:  # a jump begun last turn: completing it comes first
-            return out + [_PLAIN["complete_jump"]] if mv else out
         held = s["grappled_by"] is not None
+        if s["jumping"]:  # a jump begun last turn: completing it comes first (not while held by a tractor beam)
+            return out + [_PLAIN["complete_jump"]] if mv and not held else out
         g = enc.grid
         w = g.width
         here = a.pos[1] * w + a.pos[0]
@@ -291,6 +291,8 @@ class StarshipRuleset(Ruleset):
             return "firing another weapon only follows a shot of this attack action"
         if s["jumping"] and d.action != "complete_jump":
             return f"{a.name} began a jump last turn: completing it comes first"
+        if d.action in ("jump", "start_jump", "complete_jump") and s["grappled_by"] is not None:
+            return f"{a.name} is held by a tractor beam: no jump"
         g = enc.grid
         if d.square is not None and not g.inside(*d.square):
             return f"{d.square} is not on the map"
