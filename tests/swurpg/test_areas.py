@@ -144,3 +144,48 @@ def test_a_grenade_s_condition_on_a_failed_save():
 
 def test_autofire_area_is_2x2():
     assert set(C.autofire_area((3, 4))) == {(3, 4), (4, 4), (3, 5), (4, 5)}
+
+
+# ---- cones, lines and squares (engine/core/areas.py through the grenade action) ---------------------------------------
+def test_a_flamethrower_cone_catches_what_its_widening_cone_covers_with_one_damage_roll():
+    from .helpers import make, step, u, unit
+    flamer = {"name": "flamethrower", "kind": "grenade", "damage": "2d6", "type": "fire", "range": 15, "shape": "cone",
+              "size": 15, "dc": 13, "count": 3}
+    b = make(["." * 9] * 7, [unit("Pyro", "pcs", (1, 3), flamer), unit("Near", "npcs", (2, 3)),
+                             unit("Wide", "npcs", (3, 2)), unit("Side", "npcs", (2, 1))])
+    aims = {d.square for d in b.legal() if d.action == "grenade"}
+    assert (2, 3) in aims and (3, 2) in aims  # aimed at a creature within its 15 ft
+    # the cone aimed east at Near: Near (first column) and Wide (second column, one off the axis); Side is outside
+    ev = step(b, "grenade", square=(2, 3), faces=[4, 5, 2, 3])  # damage 4+5, Near fails (2), Wide fails (3)
+    hit = {e.target for e in ev if e.kind == "damage"}
+    assert hit == {u(b, "Near").id, u(b, "Wide").id}
+    assert u(b, "Side").hp == u(b, "Side").max_hp
+
+
+def test_a_line_weapon_hits_everyone_along_it_and_a_square_its_footprint():
+    from .helpers import make, step, u, unit
+    beam = {"name": "arc caster", "kind": "grenade", "damage": "2d6", "type": "lightning", "range": 30,
+            "shape": "line", "size": 30, "dc": 12, "count": 2}
+    b = make(["." * 9] * 5, [unit("Caster", "pcs", (0, 2), beam), unit("A", "npcs", (3, 2)),
+                             unit("B", "npcs", (5, 2)), unit("Off", "npcs", (4, 3))])
+    ev = step(b, "grenade", square=(3, 2), faces=[3, 3, 1, 1])
+    assert {e.target for e in ev if e.kind == "damage"} == {u(b, "A").id, u(b, "B").id}
+    net = {"name": "net grenade", "kind": "grenade", "damage": "1d4", "type": "bludgeoning", "range": 30,
+           "shape": "square", "size": 10, "dc": 12, "count": 1}
+    b = make(["." * 9] * 5, [unit("Thrower", "pcs", (0, 2), net), unit("A", "npcs", (4, 2)),
+                             unit("B", "npcs", (5, 3)), unit("Out", "npcs", (6, 2))])
+    ev = step(b, "grenade", square=(4, 2), faces=[2, 1, 1])
+    assert {e.target for e in ev if e.kind == "damage"} == {u(b, "A").id, u(b, "B").id}
+
+
+def test_an_area_weapon_without_its_size_is_refused():
+    import pytest
+
+    from engine.core.errors import InputError
+
+    from .helpers import make, unit
+    flamer = {"name": "flamethrower", "kind": "grenade", "damage": "2d6", "type": "fire", "range": 15, "shape": "cone",
+              "dc": 13, "count": 3}
+    with pytest.raises(InputError) as e:
+        make(["." * 5] * 3, [unit("Pyro", "pcs", (1, 1), flamer), unit("X", "npcs", (3, 1))])
+    assert "size" in str(e.value)

@@ -107,12 +107,8 @@ def estimate(rs: "SwurpgRuleset", enc: "Encounter", a: "Unit", d: Decision) -> E
         squares = set(C.autofire_area(d.square))
         return area(rs, enc, a, [u for u in enc.units if u.pos in squares and u is not a], w, dc)
     if key == "grenade":
-        n = rs.grenade(a)
-        w = a.stats["weapons"][n]
-        g = enc.grid
-        r = w["radius"] // C.FEET
-        return area(rs, enc, a, [u for u in enc.units if g.distance(u.pos, d.square) <= r
-                                 and (u.pos == d.square or g.line_of_effect(d.square, u.pos))], w, w["dc"])
+        w = a.stats["weapons"][rs.grenade(a)]
+        return area(rs, enc, a, rs.area_targets(enc, a, w, d.square), w, w["dc"])
     if key == "medpac":
         t = enc.units[d.target]
         need = t.max_hp - t.hp

@@ -57,8 +57,11 @@ def narrate(rs: "Ruleset", e: Event, enc: "Encounter") -> str | None:
         return (f"{a} sprays the 2x2 area at {square(e.get('square'))} with {pronoun(enc, e.actor, rs)} "
                 f"{e.get('weapon')}: {e.get('total')} ({e.get('face')}, {braced}); Dex saves against it")
     if k == "grenade":
-        return (f"{a} throws a {e.get('weapon')} at {square(e.get('square'))}: Dex saves DC {e.get('dc')} within "
-                "10 ft")
+        shape = e.get("shape", "burst")
+        if shape == "burst":
+            return f"{a} throws a {e.get('weapon')} at {square(e.get('square'))}: Dex saves DC {e.get('dc')} in the blast"
+        return (f"{a} sweeps a {shape} of {pronoun(enc, e.actor, rs)} {e.get('weapon')} towards "
+                f"{square(e.get('square'))}: Dex saves DC {e.get('dc')}")
     if k == "down":
         return f"{t} drops to 0 HP and falls unconscious"
     if k == "dies":

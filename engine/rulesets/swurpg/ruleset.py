@@ -16,6 +16,7 @@ from pathlib import Path
 
 import yaml
 
+from engine.core import areas as A
 from engine.core.decision import END, Decision, option_decision, square_decisions, target_decision
 from engine.core.dice import Dice
 from engine.core.economy import Economy
@@ -435,12 +436,60 @@ class SwurpgRuleset(Ruleset):
                     out.add(sq[1] * w + sq[0])
         return sorted(out)
 
+    def area_squares(self, enc: Encounter, a: Unit, w: dict, aim: tuple[int, int]) -> list[tuple[int, int]]:
+        """The footprint of area weapon w aimed at `aim`: a burst of its radius centred there, a cone or a line of its
+        size from the attacker towards it, or a square of its size with `aim` as the top-left."""
+        g = enc.grid
+        shape = w["shape"]
+        if shape == "burst":
+            return A.burst(g, aim, w["radius"] // C.FEET)
+        if shape == "cone":
+            return A.cone(g, a.pos, aim, w["size"] // C.FEET)
+        if shape == "line":
+            return A.line(g, a.pos, aim, w["size"] // C.FEET)
+        return A.square(g, aim, w["size"] // C.FEET)
+
+    def area_targets(self, enc: Encounter, a: Unit, w: dict, aim: tuple[int, int]) -> list[Unit]:
+        """The creatures an area weapon catches: in its footprint and in line of effect of where it spreads from (the
+        landing square of a burst or a square, the attacker for a cone or a line), so a blast may reach round full
+        cover."""
+        g = enc.grid
+        squares = set(self.area_squares(enc, a, w, aim))
+        origin = a.pos if w["shape"] in ("cone", "line") else aim
+        return [u for u in enc.units if not u.dead and u.pos in squares
+                and (u.pos == origin or g.line_of_effect(origin, u.pos))]
+
+    def _aimed_squares(self, enc: Encounter, a: Unit, wpn: dict) -> list[int]:
+        """A cone or line is aimed at a creature within its length and line of effect; a square is laid where it
+        catches a creature, within range."""
+        g = enc.grid
+        w = g.width
+        charmer = self._charmer(enc, a)
+        others = [u.pos for u in enc.units if not u.down and u is not a]
+        if wpn["shape"] == "square":
+            size = wpn["size"] // C.FEET
+            reach = (wpn["long"] or wpn["range"]) // C.FEET
+            aims = {(x - dx, y - dy) for x, y in others for dx in range(size) for dy in range(size)}
+            aims = {p for p in aims if g.inside(*p) and g.distance(a.pos, p) <= reach and g.line_of_effect(a.pos, p)}
+        else:
+            length = wpn["size"] // C.FEET
+            aims = {p for p in others if g.distance(a.pos, p) <= length and g.line_of_effect(a.pos, p)}
+        out = []
+        for p in aims:
+            foot = self.area_squares(enc, a, wpn, p)
+            if a.pos in foot or charmer is not None and charmer in foot:
+                continue
+            out.append(p[1] * w + p[0])
+        return sorted(out)
+
     def _grenade_squares(self, enc: Encounter, a: Unit, n: int) -> list[int]:
         """Squares in the grenade's range and line of effect within 10 ft of a creature (empty squares elsewhere
-        change nothing and are left out)."""
+        change nothing and are left out); other shapes: `_aimed_squares`."""
         g = enc.grid
         w = g.width
         wpn = a.stats["weapons"][n]
+        if wpn["shape"] != "burst":
+            return self._aimed_squares(enc, a, wpn)
         reach = (wpn["long"] or wpn["range"]) // C.FEET
         r = wpn["radius"] // C.FEET
         charmer = self._charmer(enc, a)
@@ -755,12 +804,10 @@ class SwurpgRuleset(Ruleset):
         w = a.stats["weapons"][n]
         if a.state["ammo"][n] > 0:
             a.state["ammo"][n] -= 1
-        g = enc.grid
-        r = w["radius"] // C.FEET
-        targets = [u for u in enc.units if not u.dead and g.distance(u.pos, d.square) <= r
-                   and (u.pos == d.square or g.line_of_effect(d.square, u.pos))]
-        ev = [new_event("grenade", a.id, None, {"square": d.square, "weapon": w["name"], "dc": w["dc"]})]
-        return ev + self._area_save(enc, a, targets, w, w["dc"], dice, "blast")
+        targets = self.area_targets(enc, a, w, d.square)
+        ev = [new_event("grenade", a.id, None, {"square": d.square, "weapon": w["name"], "dc": w["dc"],
+                                                "shape": w["shape"]})]
+        return ev + self._area_save(enc, a, targets, w, w["dc"], dice, "blast" if w["shape"] == "burst" else w["shape"])
 
     # ---- other actions -------------------------------------------------------------------------------------------------
     def _r_move(self, enc, a, d, dice, react):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import yaml
 
+from engine.core.areas import SHAPES
 from engine.core.errors import InputError
 from engine.core.stat_fields import check_dice, check_state_shape, fields
 from engine.core.units import Unit, stat_block
@@ -38,7 +39,8 @@ _WEAPON_KEYS = {
     "attack": (int, 0), "bonus_damage": (int, 0), "range": (int, 0), "long": (int, 0), "reach": (bool, False),
     "finesse": (bool, False), "light": (bool, False), "mass": ((int, float), 0.0), "hands": (int, 1),
     "thrown": (bool, False), "autofire": (bool, False), "dex_damage": (bool, False), "stun_dc": (int, 0),
-    "dc": (int, 0), "radius": (int, 10), "count": (int, 0), "condition": (str, ""), "save": (str, ""),
+    "dc": (int, 0), "radius": (int, 10), "shape": (str, "burst"), "size": (int, 0), "count": (int, 0),
+    "condition": (str, ""), "save": (str, ""),
     "condition_dc": (int, 0), "natural": (bool, False),
 }
 _ARMOR_KEYS = {"name": (str, "armor"), "category": (str, "light"), "bonus": (int, 0),
@@ -86,6 +88,10 @@ def _weapon(w, where: str) -> dict:
         raise InputError(f"long range {out['long']} is shorter than the normal range {out['range']}", f"{where}.long")
     if out["kind"] == "grenade" and (out["dc"] <= 0 or out["count"] <= 0):
         raise InputError("a grenade needs its save DC and how many are carried", where, "e.g. dc: 13, count: 2")
+    _choice(out["shape"], SHAPES, f"{where}.shape", "shape")
+    if out["shape"] != "burst" and (out["size"] <= 0 or out["size"] % 5):
+        raise InputError(f"a {out['shape']} needs its size in feet", f"{where}.size",
+                         "the cone's or line's length, the square's side, e.g. size: 15")
     if out["autofire"] and out["kind"] != "ranged":
         raise InputError("only ranged weapons fire on full auto", f"{where}.autofire")
     if out["condition"]:
