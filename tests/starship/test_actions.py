@@ -146,9 +146,9 @@ def test_fighting_defensively_is_minus_4_attacks_plus_2_dodge():
     b = make(floor(8, 1), [ship("A", "pcs", (0, 0), LASER, {**LASER, "name": "l2"}),
                            ship("T", "npcs", (1, 0), LASER)])
     step(b, "fight_defensively")
-    assert "fight_defensively" not in actions(b) and defense(b, "A") == 12
+    assert "fight_defensively" not in actions(b) and defense(b, "A") == 10   # the +2 comes with the attack
     atk = first(step(b, "fire", "T", faces=[13]), "attack")
-    assert atk.get("bonus") == -4 and not atk.get("hit")
+    assert atk.get("bonus") == -4 and not atk.get("hit") and defense(b, "A") == 12
     atk = first(step(b, "fire_next", "T", option=1, faces=[1]), "attack")
     assert atk.get("bonus") == -4                                # every attack of the round
     end(b)

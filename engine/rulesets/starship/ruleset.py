@@ -164,7 +164,8 @@ class StarshipRuleset(Ruleset):
             x, y = a.pos
             for _ in range(4 * a.stats["speed"]):
                 nx, ny = x + dx, y + dy
-                if not g.inside(nx, ny) or not g.passable(g.index(nx, ny)) or (nx, ny) in taken:
+                if not g.inside(nx, ny) or not g.passable(g.index(nx, ny)) or (nx, ny) in taken or \
+                        g.distance(a.pos, (nx, ny)) > 4 * a.stats["speed"]:
                     break
                 if dx and dy and (not g.passable(g.index(nx, y)) or not g.passable(g.index(x, ny))):
                     break
@@ -434,6 +435,8 @@ class StarshipRuleset(Ruleset):
         flags = enc.flags
         flags.setdefault("fired", []).append(n)
         flags["pending"] = FIRING
+        if flags.get("defensive"):  # fighting defensively pays off once the ship attacks
+            a.state["dodge"] = max(a.state["dodge"], 2)
         ev = self._shot(enc, a, t, w, dice, "shot")
         if not self._more_shots(enc, a):
             flags.pop("pending", None)
@@ -455,7 +458,6 @@ class StarshipRuleset(Ruleset):
 
     def _r_fight_defensively(self, enc, a, d, dice, react):
         enc.flags["defensive"] = True
-        a.state["dodge"] = max(a.state["dodge"], 2)
         return [new_event("fight_defensively", a.id, None, {})]
 
     def _r_total_defense(self, enc, a, d, dice, react):
@@ -464,7 +466,7 @@ class StarshipRuleset(Ruleset):
 
     def _r_aid(self, enc, a, d, dice, react):
         t = enc.units[d.target]
-        best = max(a.stats["weapons"][n]["attack"] for n in range(len(a.stats["weapons"]))
+        best = max(C.attack_bonus(enc, a, t, a.stats["weapons"][n])[0] for n in range(len(a.stats["weapons"]))
                    if self.in_range(enc, a, t, n))
         face = dice.d20(f"{a.name}'s aid against {t.name}")
         ok = face != 1 and (face == 20 or face + best >= 10)
