@@ -76,6 +76,20 @@ def load_catalogue(path: Path) -> dict[str, ActionSpec]:
     return out
 
 
+def load_catalogues(path: Path) -> tuple[dict[str, ActionSpec], dict[str, ActionSpec]]:
+    """(turn actions, reactions) of an `actions.yaml` whose entries costing `reaction` are reactions (taken on another
+    unit's turn, never part of the turn's catalogue); strict keys, each key once."""
+    raw = yaml.safe_load(path.read_text())
+    turn: dict[str, ActionSpec] = {}
+    reactions: dict[str, ActionSpec] = {}
+    for n, d in enumerate(raw):
+        spec = ActionSpec.from_dict(d, f"{path.name} entry {n + 1}")
+        if spec.key in turn or spec.key in reactions:
+            raise InputError(f"action '{spec.key}' defined twice", f"{path.name} entry {n + 1}")
+        (reactions if spec.cost == "reaction" else turn)[spec.key] = spec
+    return turn, reactions
+
+
 def table_phrase(text: str) -> str:
     """A phrase as the table compares it: lower case, '_' and '-' read as spaces, single spaces."""
     return " ".join(text.lower().replace("_", " ").replace("-", " ").split())

@@ -8,7 +8,10 @@ field and the fix.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
+
+import yaml
 
 from .dice import parse_dice
 from .errors import InputError
@@ -46,6 +49,31 @@ def fields(block: Any, keys: Fields, where: str, what: str, system: str) -> dict
         else:
             out[k] = copy.deepcopy(default)
     return out
+
+
+class TemplateLibrary:
+    """A ruleset's `units.yaml`: the raw blocks (each checked once, when first read) and per template its validated
+    block, one object shared by every unit made from the template unchanged (stat blocks are replaced, never changed
+    in place, during play)."""
+
+    def __init__(self, path: Path, validate: Callable[[dict, str], dict]):
+        self.path, self.validate = path, validate
+        self._raw: dict[str, dict] | None = None
+        self._stats: dict[str, dict] = {}
+
+    def templates(self) -> dict[str, dict]:
+        if self._raw is None:
+            raw = yaml.safe_load(self.path.read_text())
+            for name, block in raw.items():
+                self.validate(copy.deepcopy(block), f"{self.path.name} '{name}'")
+            self._raw = raw
+        return self._raw
+
+    def stats(self, name: str) -> dict:
+        got = self._stats.get(name)
+        if got is None:
+            got = self._stats[name] = self.validate(copy.deepcopy(self.templates()[name]), f"{self.path.name} '{name}'")
+        return got
 
 
 def check_dice(text: str, where: str) -> None:

@@ -6,22 +6,20 @@ the tactics) are checked too."""
 from __future__ import annotations
 
 import random
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from engine.core.battle import Battle
 from engine.core.decision import END
-from engine.core.dice import SeededDice
 from engine.core.encounter_file import load_encounter
 from engine.core.generate import random_encounter
-from engine.core.policy import RandomPolicy
 from engine.core.ruleset import Cost
 from engine.policies.heuristic import HeuristicPolicy
 from engine.rulesets.starfinder import area as A
 from engine.rulesets.starfinder import conditions as K
 from engine.rulesets.starfinder.tactics import StarfinderTactics
+
+from tests.heuristic_helpers import rate
 
 from .helpers import FRAG, KNIFE, LASER, RS, floor, make, step, u, unit
 
@@ -29,36 +27,9 @@ ENCOUNTERS = sorted((Path(__file__).resolve().parents[2] / "configs/encounters/s
 CURE = {"name": "mystic cure", "kind": "spell", "uses": 2, "target": "ally", "range": 0, "heal": "1d8+4"}
 
 
-def play(enc, seed: int, seat: str, actions: Counter) -> Battle:
-    """A battle to its end, the heuristic playing `seat` and random the other side; every decision legal."""
-    other = next(s for s in RS.sides if s != seat)
-    pols = {seat: HeuristicPolicy(seed), other: RandomPolicy(seed)}
-    b = Battle(enc, RS, SeededDice(seed))
-    b.start()
-    while not b.over:
-        side = b.actor.side
-        d = pols[side].choose(b)
-        assert b.is_legal(d), d
-        if side == seat:
-            actions[d.action] += 1
-        b.step(d)
-    return b
-
-
-def rate(encounters, seeds) -> tuple[float, Counter]:
-    wins = n = 0
-    actions: Counter = Counter()
-    for seat in RS.sides:
-        for k, seed in enumerate(seeds):
-            b = play(encounters[k % len(encounters)].clone(), seed, seat, actions)
-            wins += b.enc.winner == seat
-            n += 1
-    return wins / n, actions
-
-
 def test_it_beats_random_in_both_seats_on_random_encounters():
     encs = [random_encounter(RS, random.Random(1000 + k), 12, 12, sizes=(1, 4)) for k in range(50)]
-    win, actions = rate(encs, range(50))     # 100 battles
+    win, actions = rate(RS, encs, range(50))     # 100 battles
     assert win >= 0.9, win
     assert actions["ranged_attack"] + actions["melee_attack"] > 0
     assert actions["full_attack_ranged"] + actions["full_attack_melee"] > 0
@@ -72,7 +43,7 @@ def test_it_beats_random_in_both_seats_on_random_encounters():
 def test_it_beats_random_in_both_seats_on_the_shipped_encounters():
     encs = [load_encounter(p, RS) for p in ENCOUNTERS]
     assert len(encs) >= 3
-    win, actions = rate(encs, range(13 * len(encs)))     # over 100 battles, every encounter in both seats
+    win, actions = rate(RS, encs, range(13 * len(encs)))     # over 100 battles, every encounter in both seats
     assert win >= 0.9, win
     assert actions["explode_attack"] > 0      # the goblins and the soldier throw grenades
     assert actions["use_ability"] > 0

@@ -4,52 +4,26 @@ hull when it has nothing to shoot."""
 from __future__ import annotations
 
 import random
-from collections import Counter
 from pathlib import Path
 
 from engine.core.battle import Battle
 from engine.core.dice import SeededDice
 from engine.core.encounter_file import load_encounter, parse_encounter
 from engine.core.generate import random_encounter
-from engine.core.policy import RandomPolicy
 from engine.policies.heuristic import HeuristicPolicy
 from engine.rulesets import get_ruleset
 
+from tests.heuristic_helpers import rate
+
 RS = get_ruleset("starship")
 ENCOUNTERS = sorted((Path(__file__).resolve().parents[2] / "configs/encounters/starship").glob("*.yaml"))
-
-
-def play(enc, seed: int, seat: str, actions: Counter) -> Battle:
-    other = next(s for s in RS.sides if s != seat)
-    pols = {seat: HeuristicPolicy(seed), other: RandomPolicy(seed)}
-    b = Battle(enc, RS, SeededDice(seed))
-    b.start()
-    while not b.over:
-        side = b.actor.side
-        d = pols[side].choose(b)
-        assert b.is_legal(d), d
-        if side == seat:
-            actions[d.action] += 1
-        b.step(d)
-    return b
-
-
-def rate(encounters, seeds) -> tuple[float, Counter]:
-    wins = n = 0
-    actions: Counter = Counter()
-    for seat in RS.sides:
-        for k, seed in enumerate(seeds):
-            b = play(encounters[k % len(encounters)].clone(), seed, seat, actions)
-            wins += b.enc.winner == seat
-            n += 1
-    return wins / n, actions
 
 
 def test_it_beats_random_in_both_seats_on_random_encounters_and_fires_every_weapon():
     encs = [random_encounter(RS, random.Random(1000 + k), 12, 12, sizes=(1, 4)) for k in range(30)]
     for e in encs:
         e.round_limit = 20
-    won, actions = rate(encs, range(30))
+    won, actions = rate(RS, encs, range(30))
     assert won >= 0.9, won
     assert actions["fire"] > 0 and actions["fire_next"] > 0 and actions["move"] > 0, actions
 
@@ -59,7 +33,7 @@ def test_it_beats_random_in_both_seats_on_the_shipped_encounters():
     assert len(encs) >= 4
     for e in encs:
         e.round_limit = 20
-    won, _ = rate(encs, range(16))
+    won, _ = rate(RS, encs, range(16))
     assert won >= 0.9, won
 
 

@@ -5,53 +5,27 @@ ally, a grenade into a cluster)."""
 from __future__ import annotations
 
 import random
-from collections import Counter
 from pathlib import Path
 
 from engine.core.battle import Battle
 from engine.core.dice import SeededDice
 from engine.core.encounter_file import load_encounter, parse_encounter
 from engine.core.generate import random_encounter
-from engine.core.policy import RandomPolicy
 from engine.policies.heuristic import HeuristicPolicy
 from engine.rulesets import get_ruleset
 from engine.rulesets.swurpg import conditions as K
 
+from tests.heuristic_helpers import rate
+
 RS = get_ruleset("swurpg")
 ENCOUNTERS = sorted((Path(__file__).resolve().parents[2] / "configs/encounters/swurpg").glob("*.yaml"))
-
-
-def play(enc, seed: int, seat: str, actions: Counter) -> Battle:
-    other = next(s for s in RS.sides if s != seat)
-    pols = {seat: HeuristicPolicy(seed), other: RandomPolicy(seed)}
-    b = Battle(enc, RS, SeededDice(seed))
-    b.start()
-    while not b.over:
-        side = b.actor.side
-        d = pols[side].choose(b)
-        assert b.is_legal(d), d
-        if side == seat:
-            actions[d.action] += 1
-        b.step(d)
-    return b
-
-
-def rate(encounters, seeds) -> tuple[float, Counter]:
-    wins = n = 0
-    actions: Counter = Counter()
-    for seat in RS.sides:
-        for k, seed in enumerate(seeds):
-            b = play(encounters[k % len(encounters)].clone(), seed, seat, actions)
-            wins += b.enc.winner == seat
-            n += 1
-    return wins / n, actions
 
 
 def test_it_beats_random_in_both_seats_on_random_encounters_with_the_rulesets_actions():
     encs = [random_encounter(RS, random.Random(1000 + k), 12, 12, sizes=(1, 4)) for k in range(40)]
     for e in encs:
         e.round_limit = 20
-    won, actions = rate(encs, range(40))
+    won, actions = rate(RS, encs, range(40))
     assert won >= 0.9, won
     for key in ("attack", "move", "off_hand"):
         assert actions[key] > 0, (key, actions)
@@ -63,7 +37,7 @@ def test_it_beats_random_in_both_seats_on_the_shipped_encounters():
     assert len(encs) >= 4
     for e in encs:
         e.round_limit = 20  # as `tactician eval` plays them
-    won, _ = rate(encs, range(24))
+    won, _ = rate(RS, encs, range(24))
     assert won >= 0.9, won
 
 

@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 import copy
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 from engine.core.dice import parse_dice
 from engine.core.errors import InputError
+from engine.core.stat_fields import TemplateLibrary
 from engine.core.units import Unit, stat_block
 
 SIZES = {"fine": -20, "diminutive": -15, "tiny": -10, "small": -5, "medium": 0, "large": 5, "huge": 10,
@@ -49,21 +48,6 @@ _TYPE_WORDS = {int: "a whole number", bool: "true or false", str: "text", list: 
 _EXAMPLES = {"hp": "30", "reflex": "15", "fortitude": "12", "will": "10", "feats": "[careful_shot, quick_draw]",
              "trained": "[acrobatics]", "weapons": "[{name: knife, kind: melee, damage: 1d4}]",
              "items": "[{name: energy shield, reflex: 2}]", "proficient": "[pistols, simple]", "size": "medium"}
-
-
-@lru_cache(maxsize=1)
-def templates() -> dict[str, dict]:
-    raw = yaml.safe_load((Path(__file__).parent / "units.yaml").read_text())
-    for name, block in raw.items():
-        validate_stats(block, f"units.yaml '{name}'")
-    return raw
-
-
-@lru_cache(maxsize=None)
-def _template_stats(name: str) -> dict:
-    """A template's validated stat block with defaults filled in (one object shared by every unit made from the
-    template as it is: never change it in place)."""
-    return validate_stats(copy.deepcopy(templates()[name]), f"units.yaml '{name}'")
 
 
 def validate_stats(block: dict, where: str) -> dict:
@@ -220,3 +204,8 @@ def initial_state(stats: dict) -> dict:
             "aimed": False, "recover": 0, "recover_round": -9, "winds_used": 0, "defense": 0, "no_attacks": False,
             "attack_penalty": 0, "charged": False, "aoo_used": False, "grabbed_by": [], "grabbing": None,
             "pinned_by": None, "aid": {}, "suppressed": 0, "active_items": []}
+
+
+_LIBRARY = TemplateLibrary(Path(__file__).parent / "units.yaml", validate_stats)
+templates = _LIBRARY.templates        # the raw blocks of units.yaml
+_template_stats = _LIBRARY.stats      # a template's validated block, shared

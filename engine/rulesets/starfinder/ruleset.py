@@ -14,15 +14,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
 
 from engine.core.decision import END, Decision, option_decision, square_decisions, target_decision
 from engine.core.dice import Dice
 from engine.core.economy import Economy
-from engine.core.errors import InputError
 from engine.core.events import Event, new_event
 from engine.core.reaction import React
-from engine.core.ruleset import ActionSpec, Cost, Estimate, Ruleset
+from engine.core.ruleset import Cost, Estimate, Ruleset, load_catalogues
 from engine.core.state import Encounter
 from engine.core.units import Unit
 
@@ -42,21 +40,7 @@ TRICKS = {f"dirty_trick_{c}": c for c in K.DIRTY_TRICKS}
 FEINT_RANGE = 6  # squares: a feint needs the foe within 30 ft and in sight (the text gives no range)
 
 
-def _load_catalogue(path: Path) -> tuple[dict[str, ActionSpec], dict[str, ActionSpec]]:
-    """(turn actions, reactions) of `actions.yaml`: entries costing `reaction` are reactions."""
-    raw = yaml.safe_load(path.read_text())
-    turn: dict[str, ActionSpec] = {}
-    reactions: dict[str, ActionSpec] = {}
-    for n, d in enumerate(raw):
-        spec = ActionSpec.from_dict(d, f"{path.name} entry {n + 1}")
-        book = reactions if spec.cost == "reaction" else turn
-        if spec.key in turn or spec.key in reactions:
-            raise InputError(f"action '{spec.key}' defined twice", f"{path.name} entry {n + 1}")
-        book[spec.key] = spec
-    return turn, reactions
-
-
-_CATALOGUE, _REACTIONS = _load_catalogue(_HERE / "actions.yaml")
+_CATALOGUE, _REACTIONS = load_catalogues(_HERE / "actions.yaml")
 
 # ---- interned decisions (legal_actions returns the same objects each time) ------------------------------------------
 _PLAIN = {k: Decision(k) for k in ("fight_defensively", "total_defense", "concentrate", "dismiss", "escape",

@@ -11,15 +11,13 @@ A unit's `hp` in the core is what it can still take, Stamina Points included: `h
 from __future__ import annotations
 
 import copy
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 from engine.core.errors import InputError
+from engine.core.stat_fields import TemplateLibrary, check_state_shape, fields
 from engine.core.stat_fields import check_dice as _dice
-from engine.core.stat_fields import check_state_shape, fields
 from engine.core.units import Unit, stat_block
 
 from .conditions import CONDITIONS, DIRTY_TRICKS
@@ -169,22 +167,6 @@ def _ability(a: Any, where: str) -> dict:
     return out
 
 
-@lru_cache(maxsize=1)
-def templates() -> dict[str, dict]:
-    """The raw stat blocks of `units.yaml`, each checked once."""
-    raw = yaml.safe_load((Path(__file__).parent / "units.yaml").read_text())
-    for name, block in raw.items():
-        validate_stats(copy.deepcopy(block), f"units.yaml '{name}'")
-    return raw
-
-
-@lru_cache(maxsize=None)
-def _template_stats(name: str) -> dict:
-    """A template's validated stat block (one object shared by every unit made from the template unchanged: stat
-    blocks are replaced, never changed in place, during play)."""
-    return validate_stats(copy.deepcopy(templates()[name]), f"units.yaml '{name}'")
-
-
 def validate_stats(block: dict, where: str) -> dict:
     """Check a stat block's fields and types; returns it with defaults filled in."""
     out = fields(block, _STAT_KEYS, where, "unit", "Starfinder")
@@ -325,3 +307,8 @@ def check_unit(unit: Unit, where: str) -> None:
         _dice(s["bleed"], f"{where}.state.bleed")
     if s["altitude"] < 0 or s["defense"] < 0:
         raise InputError("altitude and defense must be 0 or more", f"{where}.state", _FIX)
+
+
+_LIBRARY = TemplateLibrary(Path(__file__).parent / "units.yaml", validate_stats)
+templates = _LIBRARY.templates        # the raw blocks of units.yaml
+_template_stats = _LIBRARY.stats      # a template's validated block, shared

@@ -15,15 +15,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
 
 from engine.core.decision import END, Decision, square_decisions, target_decision
 from engine.core.dice import Dice
 from engine.core.economy import Economy
-from engine.core.errors import InputError
 from engine.core.events import Event, new_event
 from engine.core.reaction import DECLINE, React, Trigger, ask_reaction
-from engine.core.ruleset import ActionSpec, Estimate, Ruleset
+from engine.core.ruleset import Estimate, Ruleset, load_catalogues
 from engine.core.state import Encounter
 from engine.core.units import Unit
 
@@ -39,19 +37,7 @@ FIRING = "firing"
 _DIRS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
 
 
-def _load_catalogue(path: Path) -> tuple[dict[str, ActionSpec], dict[str, ActionSpec]]:
-    raw = yaml.safe_load(path.read_text())
-    turn: dict[str, ActionSpec] = {}
-    reactions: dict[str, ActionSpec] = {}
-    for n, d in enumerate(raw):
-        spec = ActionSpec.from_dict(d, f"{path.name} entry {n + 1}")
-        if spec.key in turn or spec.key in reactions:
-            raise InputError(f"action '{spec.key}' defined twice", f"{path.name} entry {n + 1}")
-        (reactions if spec.cost == "reaction" else turn)[spec.key] = spec
-    return turn, reactions
-
-
-_CATALOGUE, _REACTIONS = _load_catalogue(_HERE / "actions.yaml")
+_CATALOGUE, _REACTIONS = load_catalogues(_HERE / "actions.yaml")
 _PLAIN = {k: Decision(k) for k in ("cease_fire", "fight_defensively", "total_defense", "escape", "damage_control",
                                    "operate_sensors", "start_jump", "complete_jump", "jump")}
 _PD_DECISIONS: dict[int, Decision] = {}

@@ -10,13 +10,11 @@ beam and damage control. A unit's `hp` in the core is what it can still take, sh
 from __future__ import annotations
 
 import copy
-from functools import lru_cache
 from pathlib import Path
 
-import yaml
 
 from engine.core.errors import InputError
-from engine.core.stat_fields import check_dice, check_state_shape, fields
+from engine.core.stat_fields import TemplateLibrary, check_dice, check_state_shape, fields
 from engine.core.units import Unit, stat_block
 
 SIZES = {"fine": 8, "diminutive": 4, "tiny": 2, "small": 1, "medium": 0, "large": -1, "huge": -2, "gargantuan": -4,
@@ -55,19 +53,6 @@ def _weapon(w, where: str) -> dict:
         raise InputError(f"critical {out['critical']} is not a threat range", f"{where}.critical",
                          "the lowest natural roll that threatens a critical hit, e.g. 19 (19-20)")
     return out
-
-
-@lru_cache(maxsize=1)
-def templates() -> dict[str, dict]:
-    raw = yaml.safe_load((Path(__file__).parent / "units.yaml").read_text())
-    for name, block in raw.items():
-        validate_stats(copy.deepcopy(block), f"units.yaml '{name}'")
-    return raw
-
-
-@lru_cache(maxsize=None)
-def _template_stats(name: str) -> dict:
-    return validate_stats(copy.deepcopy(templates()[name]), f"units.yaml '{name}'")
 
 
 def validate_stats(block: dict, where: str) -> dict:
@@ -156,3 +141,8 @@ def check_unit(unit: Unit, where: str) -> None:
                          f"{where}.state.ammo", _FIX)
     if s["dodge"] < 0:
         raise InputError("dodge must be 0 or more", f"{where}.state.dodge", _FIX)
+
+
+_LIBRARY = TemplateLibrary(Path(__file__).parent / "units.yaml", validate_stats)
+templates = _LIBRARY.templates        # the raw blocks of units.yaml
+_template_stats = _LIBRARY.stats      # a template's validated block, shared

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
 
 from engine.core import areas as A
 from engine.core.decision import END, Decision, option_decision, square_decisions, target_decision
@@ -23,7 +22,7 @@ from engine.core.economy import Economy
 from engine.core.errors import InputError
 from engine.core.events import Event, new_event
 from engine.core.reaction import DECLINE, React, Trigger, ask_reaction
-from engine.core.ruleset import ActionSpec, Cost, Estimate, Ruleset
+from engine.core.ruleset import Cost, Estimate, Ruleset, load_catalogues
 from engine.core.state import Encounter
 from engine.core.units import Unit
 
@@ -41,20 +40,7 @@ FEAR_RANGE = 4      # squares: a frightened creature within 20 ft of the source 
 AFTER_ACTION_MOVES = frozenset({"dash", "disengage"})  # movement may follow these Actions
 
 
-def _load_catalogue(path: Path) -> tuple[dict[str, ActionSpec], dict[str, ActionSpec]]:
-    """(turn actions, reactions) of `actions.yaml`: entries costing `reaction` are reactions."""
-    raw = yaml.safe_load(path.read_text())
-    turn: dict[str, ActionSpec] = {}
-    reactions: dict[str, ActionSpec] = {}
-    for n, d in enumerate(raw):
-        spec = ActionSpec.from_dict(d, f"{path.name} entry {n + 1}")
-        if spec.key in turn or spec.key in reactions:
-            raise InputError(f"action '{spec.key}' defined twice", f"{path.name} entry {n + 1}")
-        (reactions if spec.cost == "reaction" else turn)[spec.key] = spec
-    return turn, reactions
-
-
-_CATALOGUE, _REACTIONS = _load_catalogue(_HERE / "actions.yaml")
+_CATALOGUE, _REACTIONS = load_catalogues(_HERE / "actions.yaml")
 _PLAIN = {k: Decision(k) for k in ("stand_up", "drop_prone", "dash", "disengage", "bonus_disengage", "dodge",
                                    "escape", "stow")}
 _OA: dict[int, Decision] = {}

@@ -9,14 +9,12 @@ checked when the unit is made; an error names the field and the fix.
 from __future__ import annotations
 
 import copy
-from functools import lru_cache
 from pathlib import Path
 
-import yaml
 
 from engine.core.areas import SHAPES
 from engine.core.errors import InputError
-from engine.core.stat_fields import check_dice, check_state_shape, fields
+from engine.core.stat_fields import TemplateLibrary, check_dice, check_state_shape, fields
 from engine.core.units import Unit, stat_block
 
 from .conditions import CONDITIONS, DEFAULT_SAVE, INFLICTED, SAVES
@@ -110,21 +108,6 @@ def _damage_types(v: list, where: str) -> list:
         if t not in DAMAGE_TYPES and t not in GROUPS:
             raise InputError(f"'{t}' is not a damage type", where, f"one of {', '.join(DAMAGE_TYPES)} or kinetic")
     return v
-
-
-@lru_cache(maxsize=1)
-def templates() -> dict[str, dict]:
-    """The raw stat blocks of `units.yaml`, each checked once."""
-    raw = yaml.safe_load((Path(__file__).parent / "units.yaml").read_text())
-    for name, block in raw.items():
-        validate_stats(copy.deepcopy(block), f"units.yaml '{name}'")
-    return raw
-
-
-@lru_cache(maxsize=None)
-def _template_stats(name: str) -> dict:
-    """A template's validated stat block, shared by every unit made from it unchanged."""
-    return validate_stats(copy.deepcopy(templates()[name]), f"units.yaml '{name}'")
 
 
 def validate_stats(block: dict, where: str) -> dict:
@@ -264,3 +247,8 @@ def check_unit(unit: Unit, where: str) -> None:
         raise InputError(f"death saves {d!r}", f"{where}.state.death", "[successes, failures], each 0..3")
     if s["temp_hp"] < 0 or s["medpacs"] < 0:
         raise InputError("temp_hp and medpacs must be 0 or more", f"{where}.state", _FIX)
+
+
+_LIBRARY = TemplateLibrary(Path(__file__).parent / "units.yaml", validate_stats)
+templates = _LIBRARY.templates        # the raw blocks of units.yaml
+_template_stats = _LIBRARY.stats      # a template's validated block, shared
