@@ -37,7 +37,7 @@ def legal_shots(b: Battle, action: str = "fire") -> set[tuple[int, str]]:
 
 
 def defense(b: Battle, target: str, attacker: str | None = None) -> int:
-    return C.defense(b.enc, u(b, target), None if attacker is None else u(b, attacker))
+    return C.defense(u(b, target), None if attacker is None else u(b, attacker))
 
 
 def actor(b: Battle) -> str:

@@ -30,7 +30,7 @@ def adjacent(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return max(abs(a[0] - b[0]), abs(a[1] - b[1])) <= 1
 
 
-def defense(enc: "Encounter", t: "Unit", attacker: "Unit | None" = None) -> int:
+def defense(t: "Unit", attacker: "Unit | None" = None) -> int:
     """The stat block's Defense, plus its dodge bonus (total defense, fighting defensively) and an aid's +2 against
     this attacker; a surging ship loses its pilot's Dexterity and dodge bonuses, and so does a feinted one against
     the feinter."""

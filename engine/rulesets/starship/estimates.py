@@ -26,7 +26,7 @@ def p_hit(need: int) -> float:
 
 def shot(enc: "Encounter", a: "Unit", t: "Unit", w: dict) -> Estimate:
     bonus, _ = C.attack_bonus(enc, a, t, w)
-    dfn = C.defense(enc, t, a)
+    dfn = C.defense(t, a)
     p = p_hit(dfn - bonus)
     threat = min(p, (21 - w["critical"]) / 20)
     pc = threat * p  # threatened and confirmed

@@ -83,7 +83,7 @@ class StarshipRuleset(Ruleset):
 
     def unit_summary(self, u: Unit) -> dict:
         s = u.state
-        out = {"defense": C.defense(None, u), "hull": u.hp - s["sp"], "shields": s["sp"]}
+        out = {"defense": C.defense(u), "hull": u.hp - s["sp"], "shields": s["sp"]}
         if s["grappled_by"] is not None:
             out["held_by"] = s["grappled_by"]
         if s["fled"]:
@@ -160,11 +160,14 @@ class StarshipRuleset(Ruleset):
                     out.append((x, y))
         return out
 
-    def ram_square(self, enc: Encounter, a: Unit, t: Unit) -> tuple[int, int] | None:
-        """The square next to t a ram reaches first within the tactical speed (a's own when already beside it)."""
+    def ram_square(self, enc: Encounter, a: Unit, t: Unit, reach: dict[int, int] | None = None
+                   ) -> tuple[int, int] | None:
+        """The square next to t a ram reaches first within the tactical speed (a's own when already beside it);
+        `reach`: a's walk within its speed, when the caller has it."""
         if C.adjacent(a.pos, t.pos):
             return a.pos
-        reach = self._reach(enc, a, a.stats["speed"])
+        if reach is None:
+            reach = self._reach(enc, a, a.stats["speed"])
         g = enc.grid
         best = None
         tx, ty = t.pos
@@ -211,10 +214,11 @@ class StarshipRuleset(Ruleset):
         if mv:
             if not held and not flags.get("shifted"):
                 table = square_decisions(g)["move"]
-                out += [table[i] for i in self._reach(enc, a, a.stats["speed"]) if i != here]
+                reach = self._reach(enc, a, a.stats["speed"])
+                out += [table[i] for i in reach if i != here]
                 rammed = flags.get("rammed", ())
                 for e in enemies:
-                    if e.id not in rammed and self.ram_square(enc, a, e) is not None:
+                    if e.id not in rammed and self.ram_square(enc, a, e, reach) is not None:
                         out.append(target_decision("ram", e.id))
             if a.stats["damage_control"] and a.hp - s["sp"] < a.stats["hp"] and not flags.get("repaired"):
                 out.append(_PLAIN["damage_control"])
@@ -390,7 +394,7 @@ class StarshipRuleset(Ruleset):
         bonus, notes = C.attack_bonus(enc, a, t, w) if why != "point defense" else (w["attack"], [])
         face = dice.d20(f"{a.name}'s {w['name']} at {t.name}")
         total = face + bonus
-        dfn = C.defense(enc, t, a)
+        dfn = C.defense(t, a)
         hit = face == 20 or face != 1 and total >= dfn
         crit = False
         if hit and face >= w["critical"]:
@@ -481,7 +485,7 @@ class StarshipRuleset(Ruleset):
         t = enc.units[d.target]
         tb = a.stats["tractor"]
         face = dice.d20(f"{a.name}'s {tb['name']} at {t.name}")
-        dfn = C.defense(enc, t, a)
+        dfn = C.defense(t, a)
         ok = face == 20 or face != 1 and face + tb["attack"] >= dfn
         ev = [new_event("attack", a.id, t.id, {"weapon": tb["name"], "face": face, "bonus": tb["attack"],
                                                "total": face + tb["attack"], "defense": dfn, "hit": ok,
@@ -527,7 +531,7 @@ class StarshipRuleset(Ruleset):
             if a.down:
                 return ev
         total = dice.d20(f"{a.name}'s Pilot check (ram)") + a.stats["pilot"]
-        dc = 5 + C.defense(enc, t, a)
+        dc = 5 + C.defense(t, a)
         ok = total >= dc
         ev.append(new_event("ram", a.id, t.id, {"total": total, "dc": dc, "ok": ok}))
         if ok:
