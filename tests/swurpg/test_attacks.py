@@ -210,3 +210,20 @@ def test_a_stun_weapon_missing_does_nothing():
                                              (SPEAR, (3, 0), False)])
 def test_melee_reach(weapon, at, legal):
     assert ("T" in legal_targets(_duel(weapon, at), "attack")) == legal
+
+
+def test_a_thrown_melee_weapon_hits_with_str_at_range_and_is_gone_for_the_encounter():
+    """A vibroknife thrown at a foe 3 squares off: Str + proficiency to hit and Str to damage (the melee formulas),
+    the ranged modifiers (none here), and the knife leaves the hand: it is not drawn again."""
+    from .helpers import make, step, u, unit
+    knife = {"name": "vibroknife", "kind": "melee", "damage": "1d4", "type": "piercing", "light": True, "thrown": True,
+             "range": 20, "long": 60}
+    club = {"name": "club", "kind": "melee", "damage": "1d6", "type": "bludgeoning"}
+    b = make(["." * 8] * 3, [unit("Thrower", "pcs", (1, 1), knife, club, str=14), unit("Foe", "npcs", (4, 1))])
+    ev = step(b, "attack", "Foe", faces=[10, 3])
+    atk = next(e for e in ev if e.kind == "attack")
+    assert atk.get("why") == "throw" and atk.get("bonus") == 4 and atk.get("hit")   # 2 Str + 2 proficiency
+    assert next(e for e in ev if e.kind == "damage").get("amount") == 5             # 3 + 2 Str
+    s = u(b, "Thrower").state
+    assert s["wield"] == [] and s["ammo"][0] == 0
+    assert {d.option for d in b.legal() if d.action == "draw"} == {1}                # the club, not the knife

@@ -79,7 +79,7 @@ def attack_ability(u: "Unit", w: dict) -> int:
     return s
 
 
-def attack_bonus(u: "Unit", n: int | None, off_hand: bool = False) -> int:
+def attack_bonus(u: "Unit", n: int | None) -> int:
     """Ability + proficiency + the weapon's upgrades, less the dual-wield penalty while two weapons are wielded,
     and the unit's conditions' penalties (shaken)."""
     w = weapon(u, n)

@@ -9,9 +9,10 @@ Each condition lists what it does in the terms the resolution code reads:
   half_speed   speed halved                 confused    rolls 1d6 at the start of its turn for what it does
 A unit's conditions are `state["conds"]`: name -> [ends, save ability, DC, source unit id]. `ends` is when the
 condition lapses by itself: `UNTIL_SAVED` (-1: it lasts until a save or a cure ends it), or the round in which it
-ends at the end of the unit's own turn (dazed: "until the end of its next turn"), or `FIRST_ROUND` (surprised: the
-end of round 1). A condition with a save ability is repeated at the end of each of the unit's turns (stunned,
-frightened, confused, shaken, poisoned, freezing, paralyzed), as the text says.
+ends at the end of the unit's own turn (dazed: "until the end of its next turn"). A condition with a save ability is
+repeated at the end of each of the unit's turns (stunned, frightened, confused, shaken, poisoned, freezing), as the
+text says. Surprise at the start of a battle is the play state's `surprised` flag (ruleset.py: no turn in round 1, no
+reactions until round 2); the `surprised` entry here is the condition a GM adds mid-battle (`add NAME surprised`).
 """
 from __future__ import annotations
 
@@ -38,7 +39,6 @@ CONDITIONS: dict[str, dict] = {
                   "melee_crit": True},
 }
 UNTIL_SAVED = -1
-FIRST_ROUND = 1
 SAVES = ("str", "dex", "con", "int", "wis", "cha")
 # a weapon or grenade may inflict these on a hit (or a failed save), with the save that ends them
 INFLICTED = ("stunned", "dazed", "prone", "bleeding", "burning", "frightened", "poisoned", "blinded", "shaken",

@@ -49,7 +49,7 @@ def strike(rs: "SwurpgRuleset", enc: "Encounter", a: "Unit", t: "Unit", n: int |
     w = C.weapon(a, n)
     sit, cover = C.situational(enc, a, t, melee)
     adv, dis, _ = C.attack_mods(enc, a, t, w, melee)
-    need = C.armor_class(t) + cover - C.attack_bonus(a, n, off_hand) - sit
+    need = C.armor_class(t) + cover - C.attack_bonus(a, n) - sit
     p = p_hit(need, adv, dis)
     pc = p_hit(20, adv, dis)
     if melee and C.adjacent(a.pos, t.pos) and t.state["conds"] and K.has(t.state, "melee_crit"):

@@ -170,10 +170,10 @@ class SwurpgRuleset(Ruleset):
             if u.down:
                 return ev
         for c, (ends, save, dc, _src) in list(s["conds"].items()):
-            if ends != K.UNTIL_SAVED and ends <= enc.round and c != "surprised":
+            if ends != K.UNTIL_SAVED and ends <= enc.round:
                 K.remove(s, c)
                 ev.append(new_event("condition_ends", None, u.id, {"condition": c}))
-            elif save and c not in ("bleeding", "burning", "prone", "grappled"):
+            elif save:  # a condition a save ends (bleeding, burning, prone and grappled carry none)
                 ok, e = C.roll_save(dice, u, save, dc, f"to end {c}")
                 ev.append(e)
                 if ok:
@@ -385,7 +385,8 @@ class SwurpgRuleset(Ruleset):
         if self.economy.can_pay(b, "object"):
             ws = a.stats["weapons"]
             for k, wpn in enumerate(ws):
-                if k not in s["wield"] and k not in s["dropped"] and wpn["kind"] != "grenade" and not wpn["natural"]:
+                if k not in s["wield"] and k not in s["dropped"] and wpn["kind"] != "grenade" and not wpn["natural"] \
+                        and s["ammo"][k] != 0:
                     out.append(option_decision("draw", k))
             if len(s["wield"]) == 2:
                 out.append(_PLAIN["stow"])
@@ -681,21 +682,20 @@ class SwurpgRuleset(Ruleset):
         hit, a natural 1 always misses; a melee hit from within 5 ft on a paralyzed or unconscious creature is
         critical; a stun weapon's hit stuns on a failed Con save instead of dealing damage."""
         w = C.weapon(a, n)
-        bonus = C.attack_bonus(a, n, off_hand)
+        bonus = C.attack_bonus(a, n)
         sit, cover = C.situational(enc, a, t, melee)
         adv, dis, notes = C.attack_mods(enc, a, t, w, melee)
         face, faces = C.roll_d20(dice, adv, dis, f"{a.name}'s {why} on {t.name}")
         total = face + bonus + sit
         ac = C.armor_class(t) + cover
         hit = face == 20 or (face != 1 and total >= ac)
-        crit = face == 20 or hit and melee and adjacent(a.pos, t.pos) and t.state["conds"] and \
-            K.has(t.state, "melee_crit")
+        crit = face == 20 or hit and melee and adjacent(a.pos, t.pos) and K.has(t.state, "melee_crit")
         helped = [h for h in t.state["helped"] if h != a.id and enc.units[h].side == a.side]
         if helped:
             t.state["helped"] = [h for h in t.state["helped"] if h not in helped[:1]]
         ev: list[Event] = [new_event("attack", a.id, t.id, {
             "weapon": w["name"], "face": face, "faces": faces, "bonus": bonus + sit, "total": total, "defense": ac,
-            "hit": hit, "crit": bool(crit), "why": why, "notes": notes, "cover": cover})]
+            "hit": hit, "crit": crit, "why": why, "notes": notes, "cover": cover})]
         if not hit:
             return ev
         if w["stun_dc"]:
@@ -706,9 +706,9 @@ class SwurpgRuleset(Ruleset):
                 ev.append(new_event("condition", a.id, t.id, {"condition": "stunned", "why": w["name"]}))
                 ev += C.release_grapple(enc, t, "incapacitated")
             return ev
-        amount, _ = C.roll_damage(dice, C.dice(w["damage"]), C.damage_bonus(a, n, off_hand), bool(crit),
+        amount, _ = C.roll_damage(dice, C.dice(w["damage"]), C.damage_bonus(a, n, off_hand), crit,
                                   f"{a.name}'s {w['name']} damage")
-        ev += C.deal_damage(enc, a.id, t, amount, w["type"], w["name"], bool(crit))
+        ev += C.deal_damage(enc, a.id, t, amount, w["type"], w["name"], crit)
         if w["condition"] and not t.down:
             ev += self._inflict(enc, a, t, w, dice)
         return ev
@@ -735,15 +735,16 @@ class SwurpgRuleset(Ruleset):
         n = self.main_weapon(a)
         how = self.can_hit(enc, a, t, n)
         enc.flags["main_attack"] = True
-        ev: list[Event] = []
         if how == "thrown":
-            ev += self._throw_away(a, n)
-        return ev + self._strike(enc, a, t, n, dice, "attack" if how == "melee" else "shot" if how == "ranged"
-                                 else "throw", how == "melee")
+            self._throw_away(a, n)
+        return self._strike(enc, a, t, n, dice, "attack" if how == "melee" else "shot" if how == "ranged" else "throw",
+                            how == "melee")
 
-    def _throw_away(self, a: Unit, n: int) -> list[Event]:
+    @staticmethod
+    def _throw_away(a: Unit, n: int) -> None:
+        """A thrown weapon leaves the hand for the rest of the encounter (its `ammo` 0: it cannot be drawn again)."""
         a.state["wield"] = [k for k in a.state["wield"] if k != n]
-        return []
+        a.state["ammo"][n] = 0
 
     def _r_unarmed(self, enc, a, d, dice, react):
         return self._strike(enc, a, enc.units[d.target], None, dice, "unarmed strike", True)
