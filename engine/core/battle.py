@@ -161,7 +161,7 @@ class Battle:
         if phase in self._simultaneous and enc.pending:
             pending, enc.pending = enc.pending, {}
             events.append(Event("phase_resolves", None, phase=phase))
-            events += rs.resolve_simultaneous(enc, phase, pending, self.dice)
+            events += rs.resolve_simultaneous(enc, phase, pending, self.dice, self.react)
             events += self._check_victory()
         enc.phase_index += 1
         if enc.phase_index >= len(self._phases):

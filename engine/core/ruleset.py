@@ -284,7 +284,7 @@ class Ruleset:
         return [Event("committed", actor.id)]
 
     def resolve_simultaneous(self, enc: "Encounter", phase: str, pending: dict[int, list[Decision]],
-                             dice: "Dice") -> list[Event]:
+                             dice: "Dice", react: React | None = None) -> list[Event]:
         """Resolve a simultaneous phase's committed decisions together (phased rulesets only).
 
         Default: each unit's decisions are applied in commit order, as on its own turn (fresh budget and
@@ -298,7 +298,7 @@ class Ruleset:
                 unit = enc.units[uid]
                 enc.budget, enc.flags = self.new_budget(enc, unit), {}
                 for d in decisions:
-                    events += self.apply(enc, unit, d, dice)
+                    events += self.apply(enc, unit, d, dice, react)
         finally:
             enc.budget, enc.flags = budget, flags
         return events

@@ -1,0 +1,100 @@
+"""Rise estimates without rolling: hit, critical and glancing chances of exploding accuracy rolls, expected damage
+through damage resistance; the observation's unit features."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.core.decision import Decision
+from engine.core.ruleset import Estimate
+from engine.core.tactics import kill_guess
+
+from . import combat as C
+
+if TYPE_CHECKING:
+    from engine.core.state import Encounter
+    from engine.core.units import Unit
+
+    from .ruleset import RiseRuleset
+
+N_FEATURES = 8
+BRAWL_WORTH = {"trip": 0.35, "grapple": 0.3, "shove": 0.1, "throw": 0.2}  # of the target's danger, on a success
+
+
+def strike(enc: "Encounter", a: "Unit", t: "Unit", kind: str, mode: int, pos=None) -> Estimate:
+    """A strike's chances and expected damage (a split strike on one of its two targets)."""
+    w = C.weapon_for(a, mode)
+    if w is None:
+        return Estimate()
+    here = a.pos
+    if pos is not None:
+        a.pos = pos
+    try:
+        bonus, _ = C.accuracy(enc, a, t, w, kind)
+    finally:
+        a.pos = here
+    crit, hit, glance = C.chances(bonus, C.defense(enc, t, "armor"), w)
+    mean, extra = C.damage_mean(a, w)
+    dmg = (hit + crit) * mean + crit * extra + glance * mean / 2
+    if mode == C.SPLIT:
+        dmg /= 2
+    return Estimate(hit + crit, min(dmg, float(t.hp) + 4), kill_guess(hit + crit, dmg, t.hp))
+
+
+def brawl(enc: "Encounter", a: "Unit", t: "Unit", defenses: tuple[str, ...]) -> float:
+    """Chance a brawling attack beats the higher of the defenses."""
+    crit, hit, _ = C.chances(C.brawling(a), max(C.defense(enc, t, k) for k in defenses))
+    return crit + hit
+
+
+def estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", d: Decision) -> Estimate:
+    if d.action in ("strike", "shoot", "hurl"):
+        return strike(enc, a, enc.units[d.target], d.action, d.option)
+    if d.action == "charge":
+        t = enc.units[d.target]
+        w = C.weapon_for(a, d.option)
+        sq = rs.charge_square(enc, a, t, C.melee_reach(w)) if w is not None else None
+        return strike(enc, a, t, "strike", d.option, sq) if sq is not None else Estimate()
+    if d.action in ("trip", "shove", "throw"):
+        return Estimate(brawl(enc, a, enc.units[d.target], ("fortitude",)))
+    if d.action == "grapple":
+        return Estimate(brawl(enc, a, enc.units[d.target], ("fortitude", "reflex")))
+    return Estimate()
+
+
+def threat_estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", t: "Unit") -> tuple[float, float]:
+    """(hit chance, expected damage) of a's best strike on t with its next standard action from where it stands:
+    melee, projectile, thrown, or a charge's melee strike."""
+    if a.down or t.down:
+        return 0.0, 0.0
+    best = (0.0, 0.0)
+    melee = False
+    for kind in ("strike", "shoot", "hurl"):
+        for m in rs.modes(a):
+            if m == C.SPLIT:
+                continue
+            if rs.can_strike(enc, a, t, kind, m):
+                melee = melee or kind == "strike"
+                e = strike(enc, a, t, kind, m)
+                if e.expected_damage > best[1]:
+                    best = (e.hit_chance, e.expected_damage)
+    if not melee and not a.state["grapple"] and not a.state["prone"] and \
+            enc.grid.distance(a.pos, t.pos) <= rs.speed(a) + 2:
+        for m in rs.modes(a)[:3]:
+            w = C.weapon_for(a, m)
+            if w is None or not C.can_melee(w):
+                continue
+            sq = rs.charge_square(enc, a, t, C.melee_reach(w))
+            if sq is not None:
+                e = strike(enc, a, t, "strike", m, sq)
+                if e.expected_damage > best[1]:
+                    best = (e.hit_chance, e.expected_damage)
+    return best[0], min(best[1], float(t.hp) + 4)
+
+
+def unit_features(rs: "RiseRuleset", enc: "Encounter", u: "Unit") -> list[float]:
+    """Damage resistance left, Armor, fatigue beyond tolerance, vital wounds, prone, grappling, controls the grapple,
+    total defense."""
+    s = u.state
+    return [s["dr"] / max(1, u.stats["dr"]) if u.stats["dr"] else 0.0, (u.stats["armor"] - 8) / 4,
+            C.fatigue_penalty(u) / 4, s["vital"] / 3, float(s["prone"]), float(bool(s["grapple"])),
+            float(s["control"]), float(s["total_defense"])]

@@ -1,0 +1,73 @@
+"""The heuristic's Rise knowledge: decision roles (a subclass of the core's defaults, engine/core/tactics.py) and the
+worth of Rise's special combat abilities. Strikes are attacks; a charge is an attack at the end of a straight move;
+moves and sprints are moves (a sprint costs a fatigue level)."""
+from __future__ import annotations
+
+from engine.core.ruleset import Cost
+from engine.core.tactics import WASTE, DefaultTactics, DefaultView
+
+from . import combat as C
+from .estimates import BRAWL_WORTH, brawl
+from .ruleset import FATIGUE
+
+FATIGUE_COST = 1.5      # expected damage a fatigue level beyond tolerance is worth avoiding
+TOTAL_DEFENSE_SHARE = 0.3
+HURL_COST = 1.5        # a thrown weapon is gone for the fight
+
+
+class RiseTactics(DefaultTactics):
+    attack_cost = Cost("standard")
+    move_cost = Cost("movement")
+
+    def __init__(self, ruleset):
+        super().__init__(ruleset)
+        self.kinds = dict(self.kinds)
+        self.kinds.update({k: "misc" for k in ("grapple", "trip", "shove", "throw", "shove_move", "split_target",
+                                                "overrun", "overrun_move", "sprint_action")})
+        self.kinds["charge"] = "charge"
+        self.kinds["sprint"] = "move"
+
+    def view(self, enc, a) -> "RiseView":
+        return RiseView(self, enc, a)
+
+
+class RiseView(DefaultView):
+    def provoked(self, d) -> float:
+        """What a decision costs beyond its role: the fatigue levels it takes the actor past its tolerance."""
+        if d.action == "hurl":
+            w = C.weapon_for(self.a, d.option)
+            return HURL_COST * (1 + (d.option >= C.DUAL)) * (1 if w is None or "thrown" in w["tags"] else 2)
+        levels = FATIGUE.get(d.action)
+        if not levels:
+            return 0.0
+        s = self.a.state
+        over = max(0, s["fatigue"] + levels - self.a.stats["fatigue_tolerance"]) - C.fatigue_penalty(self.a)
+        return FATIGUE_COST * over + 0.2 * levels
+
+    def end_square(self, d):
+        if d.action == "charge":
+            t = self.enc.units[d.target]
+            w = C.weapon_for(self.a, d.option)
+            sq = self.rs.charge_square(self.enc, self.a, t, C.melee_reach(w)) if w is not None else None
+            return sq or self.a.pos
+        return super().end_square(d)
+
+    def misc_value(self, d, threat_here: float, can_strike) -> float:
+        key, a, enc = d.action, self.a, self.enc
+        if key in BRAWL_WORTH:
+            t = enc.units[d.target]
+            return BRAWL_WORTH[key] * self.danger(t) * brawl(enc, a, t, ("fortitude",)) if not can_strike() else WASTE
+        if key == "split_target":
+            return self.rs.estimate(enc, a, d).expected_damage
+        if key == "escape":
+            return 2.0
+        if key == "maintain":
+            return 0.5
+        if key == "total_defense":
+            return TOTAL_DEFENSE_SHARE * threat_here if not can_strike() else WASTE
+        if key == "recover":
+            lost = a.max_hp - a.hp
+            return 0.5 * lost - 2 * FATIGUE_COST if lost > a.max_hp / 2 else WASTE
+        if key == "stand":
+            return 1.0
+        return super().misc_value(d, threat_here, can_strike)
