@@ -44,6 +44,43 @@ class RiseView(DefaultView):
         over = max(0, s["fatigue"] + levels - self.a.stats["fatigue_tolerance"]) - C.fatigue_penalty(self.a)
         return FATIGUE_COST * over + 0.2 * levels
 
+    def state_key(self):
+        """The core's key and the phase: a square's threat differs in the movement phase (the enemies move too)."""
+        key = super().state_key()
+        return None if key is None else (key, self.enc.phase_index)
+
+    def threat(self, pos) -> float:
+        """In the movement phase the enemies move at the same moment: an enemy whose sprint reaches a square next to
+        pos threatens pos as if it stood there (its best strike from next to the actor), or as from where it stands,
+        whichever is worse. In the action phase, the core's threat from where they stand."""
+        enc = self.enc
+        if enc.phase_index != 0:
+            return super().threat(pos)
+        got = self._threat.get(pos)
+        if got is None:
+            rs, a, g = self.rs, self.a, enc.grid
+            here = a.pos
+            a.pos = pos
+            total = 0.0
+            try:
+                for e in self._attackers:
+                    dmg = rs.threat_estimate(enc, e, a)[1]
+                    if not e.state["grapple"] and g.distance(e.pos, pos) - 1 <= 2 * rs.speed(e):
+                        dx, dy = (e.pos[0] > pos[0]) - (e.pos[0] < pos[0]), (e.pos[1] > pos[1]) - (e.pos[1] < pos[1])
+                        near = (pos[0] + dx, pos[1] + dy)
+                        if near != pos and g.inside(*near) and g.passable(g.index(*near)):
+                            start = e.pos
+                            e.pos = near
+                            try:
+                                dmg = max(dmg, rs.threat_estimate(enc, e, a)[1])
+                            finally:
+                                e.pos = start
+                    total += dmg
+            finally:
+                a.pos = here
+            got = self._threat[pos] = total
+        return got
+
     def end_square(self, d):
         if d.action == "charge":
             t = self.enc.units[d.target]
