@@ -163,6 +163,8 @@ class Battle:
             events.append(Event("phase_resolves", None, phase=phase))
             events += rs.resolve_simultaneous(enc, phase, pending, self.dice, self.react)
             events += self._check_victory()
+            if enc.winner is not None:
+                return events
         enc.phase_index += 1
         if enc.phase_index >= len(self._phases):
             enc.phase_index = 0

@@ -250,5 +250,5 @@ def random_encounter(ruleset, rng: random.Random, width: int = 16, height: int =
     if wounded > 0:
         for u in built:
             if rng.random() < wounded:
-                u.hp = max(1, round(u.max_hp * rng.uniform(0.25, 0.9)))
+                ruleset.start_wounded(u, max(1, round(u.max_hp * rng.uniform(0.25, 0.9))))
     return Encounter(ruleset.id, "random skirmish", grid, built, round_limit)

@@ -240,6 +240,12 @@ class Ruleset:
     def initiative_bonus(self, unit: "Unit") -> int:
         return 0
 
+    def start_wounded(self, unit: "Unit", hp: int) -> None:
+        """Begin the battle with `hp` hit points (a wounded start of a generated encounter). Override where part of
+        `hp` is a buffer the ruleset tracks in the play state (a starship's shields, Rise's damage resistance): the
+        damage already taken comes off it first."""
+        unit.hp = hp
+
     # ---- turns ----------------------------------------------------------------------------------------
     def new_budget(self, enc: "Encounter", unit: "Unit") -> dict[str, int]:
         return self.economy.new_budget()

@@ -142,7 +142,8 @@ def can_dual(u: "Unit") -> bool:
     """Dual strikes: two weapons in hand, Dexterity 2 or more, no shield, no Bow, not with a hand in a grapple."""
     ws = u.stats["weapons"]
     return (len(held(u)) == 2 and u.stats["dexterity"] >= 2 and not u.stats["shield"] and not grappled(u)
-            and not any(w["tags"].get("bow") for w in ws))
+            and not any(w["tags"].get("bow") for w in ws)
+            and ("projectile" in ws[0]["tags"]) == ("projectile" in ws[1]["tags"]))
 
 
 def weapon_for(u: "Unit", mode: int) -> dict | None:
@@ -290,7 +291,7 @@ def take_damage(enc: "Encounter", src: int | None, t: "Unit", amount: int, why: 
     s["dr"] -= shield
     rest = amount - shield
     hp_part = t.hp - (s["dr"] + shield)
-    wound = rest > 0 and rest >= hp_part
+    wound = rest > hp_part
     lost = min(rest, hp_part)
     t.hp -= shield + lost
     ev = [new_event("damage", src, t.id, {"amount": amount, "resisted": shield, "why": why})]

@@ -60,6 +60,7 @@ class Phase:
         self.damage: list[tuple[int, int, int, str, bool]] = []   # (source, target, amount, why, subdual)
         self.later: list[tuple] = []                              # conditions: (kind, unit id, ...)
         self.ready: list[int] = []                                # creatures with a readied strike not yet used
+        self.paths: dict[int, list[tuple[int, int]]] = {}         # movement paths, chosen on the phase-start squares
 
 
 class RiseRuleset(Ruleset):
@@ -95,6 +96,12 @@ class RiseRuleset(Ruleset):
 
     def initiative_bonus(self, unit: Unit) -> int:
         return unit.stats["initiative"]
+
+    def start_wounded(self, unit: Unit, hp: int) -> None:
+        """The damage already taken comes off the damage resistance first."""
+        lost = unit.max_hp - hp
+        unit.state["dr"] = max(0, unit.state["dr"] - lost)
+        unit.hp = hp
 
     def unit_summary(self, u: Unit) -> dict:
         s = u.state
@@ -362,6 +369,9 @@ class RiseRuleset(Ruleset):
                 acts.append((enc.units[uid], d, second))
         ph = Phase()
         ev: list[Event] = []
+        for a, d, _ in acts:   # every walk is planned on the squares the phase began with
+            if d.action in ("move", "sprint", "sprint_action"):
+                ph.paths[a.id] = self._path(enc, a, d.square, self.speed(a) * (1 if d.action == "move" else 2))
         if phase == "action":
             steps = (lambda d: d.action in SWIFT, lambda d: d.action not in SWIFT and d.action not in MOVING,
                      lambda d: d.action in MOVING)
@@ -545,10 +555,10 @@ class RiseRuleset(Ruleset):
         return enc.grid.path(a.pos, goal, squares, foes) or []
 
     def _r_move(self, enc, a, d, dice, react, ph):
-        return self._walk(enc, a, self._path(enc, a, d.square, self.speed(a)), "moves")
+        return self._walk(enc, a, ph.paths[a.id], "moves")
 
     def _r_sprint(self, enc, a, d, dice, react, ph):
-        return self._walk(enc, a, self._path(enc, a, d.square, 2 * self.speed(a)), "sprints")
+        return self._walk(enc, a, ph.paths[a.id], "sprints")
 
     _r_sprint_action = _r_sprint
 

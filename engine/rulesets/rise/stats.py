@@ -151,7 +151,7 @@ def initial_state(stats: dict) -> dict:
         "control": False,            # it controls its grapple
         "maintain": -1,              # its maintain grapple result this round (-1: not used)
         "total_defense": False,      # +2 to all defenses this round
-        "brief": [],                 # [defense penalty, last round]: -2 after a charge, resonating blows
+        "brief": [],                 # [defense (or all), penalty, last round]: -2 after a charge, resonating blows
         "recovered": False,          # recover used (once per short rest)
         "surprised": False,          # set by the GM: it does nothing in round 1
     }
@@ -178,8 +178,13 @@ def check_unit(unit: Unit, where: str) -> None:
     for k in ("fatigue", "vital"):
         if s[k] < 0:
             raise InputError(f"{k} must be 0 or more", f"{where}.state.{k}", _FIX)
-    if not all(type(i) is int for i in s["grapple"]):
+    if not all(type(i) is int and i >= 0 for i in s["grapple"]):
         raise InputError("grapple must list creature ids", f"{where}.state.grapple", _FIX)
+    for n, b in enumerate(s["brief"]):
+        if not (isinstance(b, list) and len(b) == 3 and b[0] in ("all", "armor", "fortitude", "reflex", "mental")
+                and type(b[1]) is int and type(b[2]) is int):
+            raise InputError(f"brief[{n}] {b!r} is not [defense or 'all', penalty, last round]",
+                             f"{where}.state.brief", "e.g. [all, 2, 3]: -2 to all defenses until the end of round 3")
 
 
 _LIBRARY = TemplateLibrary(_HERE / "units.yaml", validate_stats)

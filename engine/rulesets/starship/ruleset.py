@@ -81,6 +81,12 @@ class StarshipRuleset(Ruleset):
     def initiative_bonus(self, unit: Unit) -> int:
         return unit.stats["initiative"]
 
+    def start_wounded(self, unit: Unit, hp: int) -> None:
+        """The damage already taken comes off the shields first."""
+        lost = unit.max_hp - hp
+        unit.state["sp"] = max(0, unit.state["sp"] - lost)
+        unit.hp = hp
+
     def unit_summary(self, u: Unit) -> dict:
         s = u.state
         out = {"defense": C.defense(u), "hull": u.hp - s["sp"], "shields": s["sp"]}
