@@ -68,20 +68,36 @@ def threat_estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", t: "Unit") -
         return 0.0, 0.0
     best = (0.0, 0.0)
     melee = False
-    for kind in ("strike", "shoot", "hurl"):
-        for m in rs.modes(a):
-            if m == C.SPLIT:
-                continue
-            if rs.can_strike(enc, a, t, kind, m):
-                melee = melee or kind == "strike"
-                e = strike(enc, a, t, kind, m)
-                if e.expected_damage > best[1]:
-                    best = (e.hit_chance, e.expected_damage)
-    if not melee and not a.state["grapple"] and not a.state["prone"] and \
-            enc.grid.distance(a.pos, t.pos) <= rs.speed(a) + 2:
-        for m in rs.modes(a)[:3]:
-            w = C.weapon_for(a, m)
-            if w is None or not C.can_melee(w):
+    g = enc.grid
+    dist = g.distance(a.pos, t.pos)
+    effect = None
+    weapons = []
+    for m in rs.modes(a):
+        if m == C.SPLIT:
+            continue
+        w = C.weapon_for(a, m)
+        if w is None:
+            continue
+        weapons.append((m, w))
+        for kind in ("strike", "shoot", "hurl"):
+            if kind == "strike":
+                if not C.can_melee(w) or dist > C.melee_reach(w):
+                    continue
+            else:
+                r = C.ranges(w, kind)
+                if r is None or dist > r[1]:
+                    continue
+            if effect is None:
+                effect = g.line_of_effect(a.pos, t.pos)
+            if not effect:
+                break
+            melee = melee or kind == "strike"
+            e = strike(enc, a, t, kind, m)
+            if e.expected_damage > best[1]:
+                best = (e.hit_chance, e.expected_damage)
+    if not melee and not a.state["grapple"] and not a.state["prone"] and dist <= rs.speed(a) + 2:
+        for m, w in weapons:
+            if not C.can_melee(w):
                 continue
             sq = rs.charge_square(enc, a, t, C.melee_reach(w))
             if sq is not None:

@@ -188,11 +188,20 @@ class RiseRuleset(Ruleset):
         """The nearest square within the speed along a straight, clear line from which t is within reach (at least
         one square away from the start)."""
         g = enc.grid
+        ax, ay = a.pos
+        tx, ty = t.pos
+        speed = self.speed(a)
+        dist = max(abs(tx - ax), abs(ty - ay))
+        if dist > speed + reach:
+            return None
+        far = dist > reach
         occupied = {u.pos for u in enc.units if not u.down and u is not a}
         best = None
         for dx, dy in _DIRS:
-            x, y = a.pos
-            for k in range(1, self.speed(a) + 1):
+            if far and dx * (tx - ax) + dy * (ty - ay) <= 0:   # a line that never comes nearer
+                continue
+            x, y = ax, ay
+            for k in range(1, speed + 1):
                 nx, ny = x + dx, y + dy
                 if not g.inside(nx, ny) or not g.passable(g.index(nx, ny)) or (nx, ny) in occupied:
                     break
