@@ -227,6 +227,12 @@ class DefaultView(TacticsView):
         self._attackers = [e for e in self.enemies if self.rs.can_act(enc, e)]
         self._armed = self.rs.can_act(enc, a)
 
+    def threat_of(self, attacker: "Unit", target: "Unit") -> tuple[float, float]:
+        """(hit chance, expected damage) of attacker's best attack on target where both stand now: the ruleset's
+        `threat_estimate`. A ruleset may answer from caches of the view's (the encounter does not change while the
+        view is used; only the actor is placed on other squares)."""
+        return self.rs.threat_estimate(self.enc, attacker, target)
+
     def _placed(self, pos, ask):
         """ask() with the actor standing at pos."""
         a = self.a
@@ -240,12 +246,12 @@ class DefaultView(TacticsView):
     def offense(self, pos, aimed: bool = False) -> list[tuple["Unit", Estimate, float]]:
         got = self._offense.get(pos)
         if got is None:
-            rs, enc, a = self.rs, self.enc, self.a
+            a, threat_of = self.a, self.threat_of
 
             def ask():
                 out = []
                 for e in self.enemies:
-                    p, dmg = rs.threat_estimate(enc, a, e)
+                    p, dmg = threat_of(a, e)
                     if dmg > 0:
                         out.append((e, Estimate(p, dmg, kill_guess(p, dmg, e.hp)), 0.0))
                 return out
@@ -255,9 +261,8 @@ class DefaultView(TacticsView):
     def threat(self, pos) -> float:
         got = self._threat.get(pos)
         if got is None:
-            rs, enc, a = self.rs, self.enc, self.a
-            got = self._threat[pos] = self._placed(
-                pos, lambda: sum(rs.threat_estimate(enc, e, a)[1] for e in self._attackers))
+            a, threat_of = self.a, self.threat_of
+            got = self._threat[pos] = self._placed(pos, lambda: sum(threat_of(e, a)[1] for e in self._attackers))
         return got
 
     def misc_value(self, d: Decision, threat_here: float, can_strike) -> float:
@@ -268,7 +273,7 @@ class DefaultView(TacticsView):
         """The expected damage of e's best attack on the actor from where both stand (`threat_estimate`)."""
         got = self._danger.get(e.id)
         if got is None:
-            got = self._danger[e.id] = self.rs.threat_estimate(self.enc, e, self.a)[1]
+            got = self._danger[e.id] = self.threat_of(e, self.a)[1]
         return got
 
     def state_key(self):

@@ -61,9 +61,47 @@ def estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", d: Decision) -> Est
     return Estimate()
 
 
-def threat_estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", t: "Unit") -> tuple[float, float]:
+def _strike(memo: dict | None, enc: "Encounter", a: "Unit", t: "Unit", kind: str, mode: int, dist: int,
+            w: dict) -> Estimate:
+    """`strike` from where a stands (at `dist` from t), remembered in memo (or not, None) by what of the squares it
+    depends on: for a shot or a throw whether t is adjacent and beyond short range (`combat.accuracy`), for a melee
+    strike nothing."""
+    if memo is None:
+        return strike(enc, a, t, kind, mode)
+    if kind == "strike":
+        key = (a.id, t.id, kind, mode)
+    else:
+        key = (a.id, t.id, kind, mode, dist <= 1, dist > C.ranges(w, kind)[0])
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = strike(enc, a, t, kind, mode)
+    return got
+
+
+def _strikes_of(rs: "RiseRuleset", a: "Unit") -> list[tuple[int, dict, list[tuple[str, int]]]]:
+    """Per weapon mode a can strike one target with (not a split strike): (mode, weapon, [(kind, farthest reach in
+    squares)] for each kind of strike it allows, melee first)."""
+    out = []
+    for m in rs.modes(a):
+        if m == C.SPLIT:
+            continue
+        w = C.weapon_for(a, m)
+        if w is None:
+            continue
+        kinds = [("strike", C.melee_reach(w))] if C.can_melee(w) else []
+        for kind in ("shoot", "hurl"):
+            r = C.ranges(w, kind)
+            if r is not None:
+                kinds.append((kind, r[1]))
+        out.append((m, w, kinds))
+    return out
+
+
+def threat_estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", t: "Unit", memo: dict | None = None
+                    ) -> tuple[float, float]:
     """(hit chance, expected damage) of a's best strike on t with its next standard action from where it stands:
-    melee, projectile, thrown, or a charge's melee strike."""
+    melee, projectile, thrown, or a charge's melee strike. `memo` keeps strike estimates for calls on the same state
+    with the units on other squares (a tactics view's)."""
     if a.down or t.down:
         return 0.0, 0.0
     best = (0.0, 0.0)
@@ -71,37 +109,31 @@ def threat_estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", t: "Unit") -
     g = enc.grid
     dist = g.distance(a.pos, t.pos)
     effect = None
-    weapons = []
-    for m in rs.modes(a):
-        if m == C.SPLIT:
-            continue
-        w = C.weapon_for(a, m)
-        if w is None:
-            continue
-        weapons.append((m, w))
-        for kind in ("strike", "shoot", "hurl"):
-            if kind == "strike":
-                if not C.can_melee(w) or dist > C.melee_reach(w):
-                    continue
-            else:
-                r = C.ranges(w, kind)
-                if r is None or dist > r[1]:
-                    continue
+    if memo is None:
+        weapons = _strikes_of(rs, a)
+    else:
+        weapons = memo.get(a.id)
+        if weapons is None:
+            weapons = memo[a.id] = _strikes_of(rs, a)
+    for m, w, kinds in weapons:
+        for kind, far in kinds:
+            if dist > far:
+                continue
             if effect is None:
                 effect = g.line_of_effect(a.pos, t.pos)
             if not effect:
                 break
             melee = melee or kind == "strike"
-            e = strike(enc, a, t, kind, m)
+            e = _strike(memo, enc, a, t, kind, m, dist, w)
             if e.expected_damage > best[1]:
                 best = (e.hit_chance, e.expected_damage)
     if not melee and not a.state["grapple"] and not a.state["prone"] and dist <= rs.speed(a) + 2:
-        for m, w in weapons:
-            if not C.can_melee(w):
+        for m, w, kinds in weapons:
+            if not kinds or kinds[0][0] != "strike":
                 continue
-            sq = rs.charge_square(enc, a, t, C.melee_reach(w))
+            sq = rs.charge_square(enc, a, t, kinds[0][1])
             if sq is not None:
-                e = strike(enc, a, t, "strike", m, sq)
+                e = _strike(memo, enc, a, t, "strike", m, 0, w)
                 if e.expected_damage > best[1]:
                     best = (e.hit_chance, e.expected_damage)
     return best[0], min(best[1], float(t.hp) + 4)

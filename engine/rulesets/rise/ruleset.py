@@ -194,21 +194,42 @@ class RiseRuleset(Ruleset):
         dist = max(abs(tx - ax), abs(ty - ay))
         if dist > speed + reach:
             return None
-        far = dist > reach
-        occupied = {u.pos for u in enc.units if not u.down and u is not a}
+        u, v = tx - ax, ty - ay
+        if abs(u) > reach and abs(v) > reach and abs(u - v) > 2 * reach and abs(u + v) > 2 * reach:
+            return None  # t is near none of the eight lines
+        occupied = {w.pos for w in enc.units if not w.down and w is not a}
         best = None
         for dx, dy in _DIRS:
-            if far and dx * (tx - ax) + dy * (ty - ay) <= 0:   # a line that never comes nearer
+            # the steps k along this line whose square is within `reach` of t in both x and y (the map's distance is
+            # never less than that): a line with none never comes near enough, and its walk ends after the last
+            lo, hi = 1, speed
+            if dx:
+                c = u * dx
+                if c - reach > lo:
+                    lo = c - reach
+                if c + reach < hi:
+                    hi = c + reach
+            elif u > reach or u < -reach:
+                continue
+            if dy:
+                c = v * dy
+                if c - reach > lo:
+                    lo = c - reach
+                if c + reach < hi:
+                    hi = c + reach
+            elif v > reach or v < -reach:
+                continue
+            if lo > hi:
                 continue
             x, y = ax, ay
-            for k in range(1, speed + 1):
+            for k in range(1, hi + 1):
                 nx, ny = x + dx, y + dy
                 if not g.inside(nx, ny) or not g.passable(g.index(nx, ny)) or (nx, ny) in occupied:
                     break
                 if dx and dy and (not g.passable(g.index(nx, y)) or not g.passable(g.index(x, ny))):
                     break
                 x, y = nx, ny
-                if g.distance((x, y), t.pos) <= reach and g.line_of_effect((x, y), t.pos):
+                if k >= lo and g.distance((x, y), t.pos) <= reach and g.line_of_effect((x, y), t.pos):
                     if best is None or k < best[0]:
                         best = (k, (x, y))
                     break

@@ -7,7 +7,7 @@ from engine.core.ruleset import Cost
 from engine.core.tactics import WASTE, DefaultTactics, DefaultView
 
 from . import combat as C
-from .estimates import BRAWL_WORTH, brawl
+from .estimates import BRAWL_WORTH, brawl, threat_estimate
 from .ruleset import FATIGUE
 
 FATIGUE_COST = 1.5      # expected damage a fatigue level beyond tolerance is worth avoiding
@@ -32,6 +32,13 @@ class RiseTactics(DefaultTactics):
 
 
 class RiseView(DefaultView):
+    def __init__(self, tac, enc, a):
+        super().__init__(tac, enc, a)
+        self._strikes: dict = {}  # strike estimates by what of the squares they depend on (estimates.threat_estimate)
+
+    def threat_of(self, attacker, target):
+        return threat_estimate(self.rs, self.enc, attacker, target, self._strikes)
+
     def provoked(self, d) -> float:
         """What a decision costs beyond its role: the fatigue levels it takes the actor past its tolerance."""
         if d.action == "hurl":
@@ -64,7 +71,7 @@ class RiseView(DefaultView):
             total = 0.0
             try:
                 for e in self._attackers:
-                    dmg = rs.threat_estimate(enc, e, a)[1]
+                    dmg = self.threat_of(e, a)[1]
                     if not e.state["grapple"] and g.distance(e.pos, pos) - 1 <= 2 * rs.speed(e):
                         dx, dy = (e.pos[0] > pos[0]) - (e.pos[0] < pos[0]), (e.pos[1] > pos[1]) - (e.pos[1] < pos[1])
                         near = (pos[0] + dx, pos[1] + dy)
@@ -72,7 +79,7 @@ class RiseView(DefaultView):
                             start = e.pos
                             e.pos = near
                             try:
-                                dmg = max(dmg, rs.threat_estimate(enc, e, a)[1])
+                                dmg = max(dmg, self.threat_of(e, a)[1])
                             finally:
                                 e.pos = start
                     total += dmg
@@ -80,6 +87,16 @@ class RiseView(DefaultView):
                 a.pos = here
             got = self._threat[pos] = total
         return got
+
+    def key_squares(self) -> set:
+        """Next to the actor, and within 2 squares of each enemy (melee reach, long weapons, where a shot is adjacent):
+        the heuristic looks at these and a coarse lattice of the rest (a sprint reaches far, and squares a lattice
+        apart away from the enemies differ little)."""
+        g = self.enc.grid
+        out = set(g.within(self.a.pos, 1))
+        for e in self.enemies:
+            out.update(g.within(e.pos, 2))
+        return out
 
     def end_square(self, d):
         if d.action == "charge":
