@@ -61,6 +61,10 @@ class GeneratorConfig(_Section):
                                                            "always height)")
     wounded: float = Field(0.0, ge=0, le=1, description="chance that a unit starts with 25-90% of its hit points")
     uneven: bool = Field(False, description="draw each side's number of units on its own (needs mirrored: false)")
+    balance: float | None = Field(
+        None, ge=1, description="sides of their own stat blocks that are still a fair fight (needs mirrored: false): "
+                                "the strength ratio allowed between the sides, e.g. 1.25 (engine.core.balance); "
+                                "unset: the sides are drawn on their own, however lopsided")
 
     @field_validator("sizes")
     @classmethod
@@ -89,13 +93,17 @@ class GeneratorConfig(_Section):
         if self.uneven and self.mirrored:
             raise ValueError("uneven draws each side's units on its own, which a mirrored map cannot place: set "
                              "mirrored: false or uneven: false")
+        if self.balance is not None and self.mirrored:
+            raise ValueError("balance draws each side's stat blocks on its own (mirrored sides are already even): set "
+                             "mirrored: false or remove balance")
         return self
 
     def kwargs(self) -> dict[str, Any]:
         """The keyword arguments of `random_encounter` (the env's `generator`, the evaluation's source)."""
         return {"width": self.width, "height": self.height, "sizes": tuple(self.sizes), "pools": self.pools,
                 "mirrored": self.mirrored, "layouts": tuple(self.layouts), "min_width": self.min_width,
-                "min_height": self.min_height, "wounded": self.wounded, "uneven": self.uneven}
+                "min_height": self.min_height, "wounded": self.wounded, "uneven": self.uneven,
+                "balance": self.balance}
 
 
 class RewardConfig(_Section):

@@ -1,6 +1,7 @@
 """Random encounters for training: a walled map with scattered cover and terrain, units on opposite ends."""
 from __future__ import annotations
 
+import math
 import random
 from functools import lru_cache
 from typing import Callable
@@ -181,15 +182,21 @@ def random_encounter(ruleset, rng: random.Random, width: int = 16, height: int =
                      sizes: tuple[int, int] = (2, 4), pools: dict[str, list[str]] | None = None,
                      mirrored: bool = True, round_limit: int = 20, layouts: tuple[str, ...] = ("scatter",),
                      min_width: int | None = None, min_height: int | None = None, wounded: float = 0.0,
-                     uneven: bool = False) -> Encounter:
+                     uneven: bool = False, balance: float | None = None) -> Encounter:
     """A fresh encounter: map from `random_map`, 'sizes' units a side drawn from each side's template pool.
 
     With `mirrored`, both sides get the same templates at point-symmetric squares. The variety a policy should
     generalise over is opt-in (the defaults draw exactly what they always did): `layouts` to draw the map's layout
     from (`LAYOUTS`), `min_width` / `min_height` to draw the map's size from min..width and min..height, `wounded`
-    the chance that a unit starts with 25-90% of its hit points, and `uneven` (with `mirrored` off) a number of
-    units drawn for each side on its own.
+    the chance that a unit starts with 25-90% of its hit points, `uneven` (with `mirrored` off) a number of
+    units drawn for each side on its own, and `balance` (with `mirrored` off) sides of their own stat blocks that are
+    still a fair fight: the second side's templates are drawn again (up to `BALANCE_DRAWS` times, keeping the
+    closest) until neither side's fighting strength (`engine.core.balance`) is more than `balance` times the other's,
+    and with `wounded` the k-th unit of each side starts with the same share of its hit points.
     """
+    if balance is not None and (mirrored or balance < 1):
+        raise ValueError("balance needs mirrored off and is the strength ratio allowed between the sides (>= 1, "
+                         "e.g. 1.25)")
     if min_width is not None:
         width = rng.randint(min(min_width, width), width)
     if min_height is not None:
@@ -217,6 +224,11 @@ def random_encounter(ruleset, rng: random.Random, width: int = 16, height: int =
     if uneven and not mirrored:
         n_b = rng.randint(*sizes)
         picks_b = [rng.choice(pools.get(b) or names) for _ in range(n_b)]
+    shares: list[float] | None = None
+    if balance is not None:
+        shares = [rng.uniform(0.25, 0.9) if rng.random() < wounded else 1.0 for _ in range(max(n, n_b))]
+        picks_b = _balanced_side(ruleset, rng, picks_a[:len(spots)], picks_b[:n_b], shares, pools.get(b) or names,
+                                 balance)
     label_a, label_b = (s.upper()[:-1] if s.endswith("s") else s for s in (a, b))  # "PC" for "pcs"
     units = []
     for k, (x, y) in enumerate(spots):
@@ -247,8 +259,37 @@ def random_encounter(ruleset, rng: random.Random, width: int = 16, height: int =
                          f"{'scatter' if layouts == ('scatter',) else 'layout'} map")
     grid = Grid(rows, None, ruleset.metric)
     built = [ruleset.make_unit(i, spec, f"generated units[{i}]") for i, spec in enumerate(units)]
-    if wounded > 0:
+    if shares is not None:
+        rank = {a: 0, b: 0}
+        for u in built:
+            share = shares[rank[u.side]]
+            rank[u.side] += 1
+            if share < 1.0:
+                ruleset.start_wounded(u, max(1, round(u.max_hp * share)))
+    elif wounded > 0:
         for u in built:
             if rng.random() < wounded:
                 ruleset.start_wounded(u, max(1, round(u.max_hp * rng.uniform(0.25, 0.9))))
     return Encounter(ruleset.id, "random skirmish", grid, built, round_limit)
+
+
+BALANCE_DRAWS = 64  # draws of the second side's templates before `balance` keeps the closest one found
+
+
+def _balanced_side(ruleset, rng: random.Random, picks_a: list[str], picks_b: list[str], shares: list[float],
+                   pool: list[str], balance: float) -> list[str]:
+    """Templates for the second side (as many as `picks_b`, the first draw) whose strength is within `balance` times
+    the first side's (`picks_a`), each unit starting with its rank's share of hit points; the closest of
+    `BALANCE_DRAWS` draws when none is."""
+    from .balance import imbalance
+    side_a = [(t, shares[k]) for k, t in enumerate(picks_a)]
+    limit = math.log(balance)
+    best, best_gap = picks_b, math.inf
+    for _ in range(BALANCE_DRAWS):
+        gap = imbalance(ruleset, side_a, [(t, shares[k]) for k, t in enumerate(picks_b)])
+        if gap < best_gap:
+            best, best_gap = picks_b, gap
+        if gap <= limit:
+            break
+        picks_b = [rng.choice(pool) for _ in picks_b]
+    return best

@@ -140,6 +140,8 @@ def test_bad_yaml_names_the_file_once_with_line_and_column(tmp_path):
     ({"wounded": 1.5}, "env.generator.wounded", "less than or equal to 1"),
     ({"wounded": -0.1}, "env.generator.wounded", "greater than or equal to 0"),
     ({"uneven": True}, "env.generator", "set mirrored: false"),
+    ({"balance": 1.2}, "env.generator", "set mirrored: false or remove balance"),
+    ({"balance": 0.8, "mirrored": False}, "env.generator.balance", "greater than or equal to 1"),
 ])
 def test_the_generators_variety_is_validated(generator, path, hint):
     with pytest.raises(ConfigError) as e:
@@ -149,7 +151,7 @@ def test_the_generators_variety_is_validated(generator, path, hint):
     assert hint in msg, msg
 
 
-VARIETY = ("layouts", "min_width", "min_height", "wounded", "uneven")
+VARIETY = ("layouts", "min_width", "min_height", "wounded", "uneven", "balance")
 
 
 @pytest.mark.parametrize("path", TRAINING_CONFIGS, ids=str)
