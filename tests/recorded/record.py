@@ -26,6 +26,7 @@ A changed rule changes a digest, and the replay names the case and the first dec
     python -m tests.recorded.record starfinder
     python -m tests.recorded.record swurpg
     python -m tests.recorded.record starship
+    python -m tests.recorded.record rise
 
 Recordings replace the frozen copies of old code that the fast paths were once checked against: the code as it is
 must give what the rules gave when the recording was made (`git log tests/recorded/` says when and why).

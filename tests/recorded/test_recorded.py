@@ -37,6 +37,10 @@ def test_recorded_battles_replay_exactly(rid):
         assert min(seen[k] for k in ("full_attack_ranged", "event aoo", "use_ability", "explode_attack",
                                      "event scatter", "open_door", "feint", "withdraw", "event down",
                                      "event condition", "covering_fire", "dirty_trick_shaken")) >= 5, seen
+    if rid == "rise":  # both phases resolving, strikes of every kind, charges, vital wounds, Swift abilities, overruns
+        assert min(seen[k] for k in ("event phase_resolves", "strike", "shoot", "hurl", "charge", "sprint",
+                                     "event vital_wound", "event down", "total_defense", "recover", "overrun",
+                                     "ready")) >= 5, seen
 
 
 def _first_points(n: int = 5, decisions: bool = False) -> list:

@@ -351,6 +351,10 @@ class RiseRuleset(Ruleset):
             return f"{a.name} is not in a grapple"
         if d.square is not None and not enc.grid.inside(*d.square):
             return f"{d.square} is not on the map"
+        if d.action == "stand" and not s["prone"]:
+            return f"{a.name} is not prone"
+        if d.square is not None and spec.target == "square":
+            return self._why_not_square(enc, a, d, spec.name)
         if d.target is not None and d.target < len(enc.units):
             t = enc.units[d.target]
             if t.side == a.side:
@@ -364,6 +368,25 @@ class RiseRuleset(Ruleset):
                             "(and a charge needs at least one square of movement)")
                 return f"{t.name} is out of reach or range of that weapon, or out of line of effect"
         return f"{spec.name} is not possible for {a.name} now"
+
+    def _why_not_square(self, enc: Encounter, a: Unit, d: Decision, name: str) -> str:
+        """Why a movement cannot end on d.square: the creature's own square, a wall, a creature there, not a
+        straight line (overruns), or beyond how far it goes."""
+        g, sq = enc.grid, tuple(d.square)
+        if sq == a.pos:
+            return f"{a.name} already stands on {sq}"
+        if not g.passable(g.index(*sq)):
+            return f"{sq} is {g.kind(g.index(*sq)).replace('_', ' ')}: nothing can stand there"
+        for u in enc.units:
+            if not u.down and u.pos == sq:
+                return f"{sq} is {u.name}'s square"
+        speed = self.speed(a)
+        if d.action in ("overrun", "overrun_move"):
+            return (f"{name} goes in a straight line (one of the eight directions) up to {speed} squares, through at "
+                    f"least one enemy and no wall, and ends on a free square; {sq} is not such a square")
+        far = 2 * speed if d.action in ("sprint", "sprint_action") else speed
+        return (f"{sq} is beyond {a.name}'s {name.split(' (')[0].lower()} of {far} squares ({5 * far} ft), walking round "
+                "walls and enemies" + (" (half speed while prone)" if a.state["prone"] else ""))
 
     # ---- committing -------------------------------------------------------------------------------------------------
     def commit(self, enc: Encounter, actor: Unit, decision: Decision) -> list[Event]:
@@ -490,7 +513,9 @@ class RiseRuleset(Ruleset):
                                                          "why": why}))
             if again > total:
                 data.update(total=again, result=C.outcome(again, dfn, w), exerted=True)
-        return data, [*ev, new_event("attack", a.id, t.id, data)]
+        ev.append(new_event("attack", a.id, t.id, data))
+        dice.show(ev)  # the result, before a person at the table is asked for the damage (or the next roll)
+        return data, ev
 
     def _strike(self, enc, a, d, second, dice, ph, reactive=False) -> list[Event]:
         kind = d.action
