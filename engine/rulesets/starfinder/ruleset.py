@@ -856,6 +856,7 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         ev = [new_event("attack", a.id, t.id, {"face": face, "bonus": ab, "total": total, "defense": ac,
                                                "defense_name": dname, "hit": hit, "crit": crit, "why": why,
                                                "weapon": w["name"], "notes": notes})]
+        dice.show(ev)  # the result, before a person at the table is asked for the damage
         if damage and hit:
             amount, roll = C.roll_damage(dice, a, t, C.damage_expr(a, n), crit, why)
             ev.append(roll)

@@ -409,6 +409,7 @@ class StarshipRuleset(Ruleset):
         ev: list[Event] = [new_event("attack", a.id, t.id, {"weapon": w["name"], "face": face, "bonus": bonus,
                                                            "total": total, "defense": dfn, "hit": hit, "crit": crit,
                                                            "why": why, "notes": notes})]
+        dice.show(ev)  # the result, before a person at the table is asked for the damage
         if not hit:
             return ev
         expr = C.damage_expr(w)

@@ -696,6 +696,7 @@ class SwurpgRuleset(Ruleset):
         ev: list[Event] = [new_event("attack", a.id, t.id, {
             "weapon": w["name"], "face": face, "faces": faces, "bonus": bonus + sit, "total": total, "defense": ac,
             "hit": hit, "crit": crit, "why": why, "notes": notes, "cover": cover})]
+        dice.show(ev)  # the result, before a person at the table is asked for the damage or a save
         if not hit:
             return ev
         if w["stun_dc"]:
