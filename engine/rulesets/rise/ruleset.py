@@ -32,6 +32,15 @@ from . import stats as S
 _HERE = Path(__file__).parent
 _CATALOGUE, _REACTIONS = load_catalogues(_HERE / "actions.yaml")
 _DIRS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
+def _near_steps(d: int, c: int, reach: int, lo: int, hi: int) -> tuple[int, int]:
+    """[lo, hi] narrowed to the steps k of a line moving d (-1, 0 or 1) a step along an axis whose coordinate is then
+    within reach of c (an offset from the start); empty (lo > hi) when there is none."""
+    if d == 0:
+        return (lo, hi) if -reach <= c <= reach else (1, 0)
+    c *= d
+    return max(lo, c - reach), min(hi, c + reach)
+
+
 _PLAIN = {k: Decision(k) for k in ("stand", "escape", "release", "total_defense", "recover", "ready", "maintain")}
 STRIKES = ("strike", "shoot", "hurl")
 SWIFT = ("total_defense", "recover", "maintain", "ready")
@@ -202,23 +211,7 @@ class RiseRuleset(Ruleset):
         for dx, dy in _DIRS:
             # the steps k along this line whose square is within `reach` of t in both x and y (the map's distance is
             # never less than that): a line with none never comes near enough, and its walk ends after the last
-            lo, hi = 1, speed
-            if dx:
-                c = u * dx
-                if c - reach > lo:
-                    lo = c - reach
-                if c + reach < hi:
-                    hi = c + reach
-            elif u > reach or u < -reach:
-                continue
-            if dy:
-                c = v * dy
-                if c - reach > lo:
-                    lo = c - reach
-                if c + reach < hi:
-                    hi = c + reach
-            elif v > reach or v < -reach:
-                continue
+            lo, hi = _near_steps(dy, v, reach, *_near_steps(dx, u, reach, 1, speed))
             if lo > hi:
                 continue
             x, y = ax, ay
