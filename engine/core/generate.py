@@ -6,6 +6,7 @@ import random
 from functools import lru_cache
 from typing import Callable
 
+from .balance import imbalance
 from .grid import Grid
 from .state import Encounter
 
@@ -281,7 +282,6 @@ def _balanced_side(ruleset, rng: random.Random, picks_a: list[str], picks_b: lis
     """Templates for the second side (as many as `picks_b`, the first draw) whose strength is within `balance` times
     the first side's (`picks_a`), each unit starting with its rank's share of hit points; the closest of
     `BALANCE_DRAWS` draws when none is."""
-    from .balance import imbalance
     side_a = [(t, shares[k]) for k, t in enumerate(picks_a)]
     limit = math.log(balance)
     best, best_gap = picks_b, math.inf
