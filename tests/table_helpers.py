@@ -85,3 +85,16 @@ def why(b: Battle, action: str, target: str | None = None, square=None, option: 
     with pytest.raises(IllegalAction) as e:
         b.step(act(action, tid, square, option))
     return str(e.value)
+
+
+def gm_session(enc, rs, gm, max_decisions: int):
+    """A whole battle at the autopilot with the table's dice (`agents/autopilot`): `gm(table, prompt)` answers every
+    prompt (the PCs' words, each die, each NPC proposal), the heuristic proposing the NPCs' decisions. Returns the
+    session's result and the table (`tests/autopilot/conftest.py`'s `Table`: what was said and asked)."""
+    from agents.autopilot import Session, resolve_policy
+    from tests.autopilot.conftest import Table
+    table = Table([], gm)
+    s = Session(enc, rs, resolve_policy("heuristic", rs, 1), None, dice="manual", seed=4, ask=table.ask, say=table.say,
+                max_decisions=max_decisions)
+    table.session = s
+    return s.run(), table

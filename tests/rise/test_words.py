@@ -26,6 +26,7 @@ from agents.autopilot.words import command_for, decision_help, parse_decision
 from agents.render import markers
 from tests.autopilot.conftest import DIE, Table
 
+from tests.table_helpers import gm_session
 from .helpers import (BOW, DAGGER, DUAL, MAIN, OFF, SPLIT, SWORD, RS, actor, damage_to, end, floor, make,
                       play_phase, skip_movement, step, u, unit)
 
@@ -527,11 +528,7 @@ def test_a_scripted_gm_plays_a_shipped_encounter_to_its_end_with_manual_dice():
         typed.append("end")
         return "end"
 
-    t = Table([], gm)
-    s = Session(enc, RS, resolve_policy("heuristic", RS, 1), None, dice="manual", seed=4, ask=t.ask, say=t.say,
-                max_decisions=800)
-    t.session = s
-    result = s.run()
+    result, t = gm_session(enc, RS, gm, 800)
     text = t.text
     assert result.winner in ("pcs", "npcs") and "Could not do that" not in text, text[-3000:]
     assert "no unit called 'Nobody'" in text and "Not legal: (40, 40) is not on the map" in text

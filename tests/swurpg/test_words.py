@@ -16,9 +16,9 @@ from engine.core.errors import IllegalAction, InputError
 from engine.core.generate import random_encounter
 from engine.core.policy import RandomPolicy
 
-from agents.autopilot import Session, resolve_policy
 from agents.autopilot.words import command_for, decision_help, parse_decision
 
+from tests.table_helpers import gm_session
 from .helpers import BLASTER, FRAG, KNIFE, RIFLE, RS, make, step, u, unit
 
 ENCOUNTERS = sorted((Path(__file__).resolve().parents[2] / "configs/encounters/swurpg").glob("*.yaml"))
@@ -154,12 +154,7 @@ def test_a_scripted_gm_plays_a_swurpg_encounter_with_manual_dice():
         typed.append("end")
         return "end"
 
-    from tests.autopilot.conftest import Table
-    t = Table([], gm)
-    s = Session(enc, RS, resolve_policy("heuristic", RS, 1), None, dice="manual", seed=4, ask=t.ask, say=t.say,
-                max_decisions=600)
-    t.session = s
-    result = s.run()
+    result, t = gm_session(enc, RS, gm, 600)
     text = t.text
     assert result.winner in ("pcs", "npcs", "draw"), text[-3000:]
     assert result.decisions > 20
