@@ -227,9 +227,11 @@ def random_encounter(ruleset, rng: random.Random, width: int = 16, height: int =
         picks_b = [rng.choice(pools.get(b) or names) for _ in range(n_b)]
     shares: list[float] | None = None
     if balance is not None:
-        shares = [rng.uniform(0.25, 0.9) if rng.random() < wounded else 1.0 for _ in range(max(n, n_b))]
+        shares = [rng.uniform(0.25, 0.9) if rng.random() < wounded else 1.0
+                  for _ in range(max(n, sizes[1] if uneven else n_b))]
         picks_b = _balanced_side(ruleset, rng, picks_a[:len(spots)], picks_b[:n_b], shares, pools.get(b) or names,
-                                 balance)
+                                 balance, sizes if uneven else None)
+        n_b = len(picks_b)
     label_a, label_b = (s.upper()[:-1] if s.endswith("s") else s for s in (a, b))  # "PC" for "pcs"
     units = []
     for k, (x, y) in enumerate(spots):
@@ -278,10 +280,10 @@ BALANCE_DRAWS = 64  # draws of the second side's templates before `balance` keep
 
 
 def _balanced_side(ruleset, rng: random.Random, picks_a: list[str], picks_b: list[str], shares: list[float],
-                   pool: list[str], balance: float) -> list[str]:
-    """Templates for the second side (as many as `picks_b`, the first draw) whose strength is within `balance` times
-    the first side's (`picks_a`), each unit starting with its rank's share of hit points; the closest of
-    `BALANCE_DRAWS` draws when none is."""
+                   pool: list[str], balance: float, sizes: tuple[int, int] | None = None) -> list[str]:
+    """Templates for the second side (`picks_b` the first draw; each redraw as many, or with `sizes`, uneven sides, a
+    number drawn from that range) whose strength is within `balance` times the first side's (`picks_a`), each unit
+    starting with its rank's share of hit points; the closest of `BALANCE_DRAWS` draws when none is."""
     side_a = [(t, shares[k]) for k, t in enumerate(picks_a)]
     limit = math.log(balance)
     best, best_gap = picks_b, math.inf
@@ -291,5 +293,5 @@ def _balanced_side(ruleset, rng: random.Random, picks_a: list[str], picks_b: lis
             best, best_gap = picks_b, gap
         if gap <= limit:
             break
-        picks_b = [rng.choice(pool) for _ in picks_b]
+        picks_b = [rng.choice(pool) for _ in range(rng.randint(*sizes) if sizes else len(picks_b))]
     return best

@@ -67,3 +67,17 @@ def test_balance_is_deterministic_and_leaves_the_defaults_alone():
     with pytest.raises(ValueError, match="balance needs mirrored off"):
         random_encounter(rs, random.Random(7), balance=1.1)
     assert template_hp(rs, "brute") > template_hp(rs, "goblin")
+
+
+def test_uneven_balanced_sides_draw_the_second_sides_number_too():
+    """With uneven sides a 4-against-1 draw cannot be made fair by stat blocks alone: the redraws draw the number of
+    the second side's units as well, so the sides still come out within the ratio, by fewer or more units."""
+    rs = get_ruleset("swurpg")
+    limit = math.log(1.1)
+    fair, counts = 0, set()
+    for s in range(40):
+        enc = random_encounter(rs, random.Random(s), **{**VARIED, "wounded": 0.3}, uneven=True, balance=1.1)
+        a, b = _sides(rs, enc)
+        counts.add((len(a), len(b)))
+        fair += imbalance(rs, a, b) <= limit
+    assert fair >= 30 and any(x != y for x, y in counts)  # 16 of 40 when only the stat blocks were redrawn
