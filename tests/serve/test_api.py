@@ -1,9 +1,11 @@
-"""The HTTP API end to end, on Saga and on every toy ruleset: the state drawn from the grid, the units and the
+"""The HTTP API end to end, on Saga, on every toy ruleset and on every shipped ruleset's encounter with its shipped
+policy: the state drawn from the grid, the units and the
 ruleset; legal decisions from the battle's own enumeration; decisions, refusals with the rule's reason,
 proposals, vetoes, suggest, corrections, undo, save and load."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +20,7 @@ from agents.autopilot.words import command_for
 from ..autopilot.conftest import YARD
 from .conftest import TOY_UNITS, create, post, toy_yaml
 
+ROOT = Path(__file__).resolve().parents[2]
 INIT = {"Kira": 20, "Dax": 19, "Trooper 1": 3, "Trooper 2": 2}
 
 
@@ -216,6 +219,30 @@ def test_a_toy_ruleset_plays_through_the_api(client, registry, rid):
     assert sum(e["kind"] == "item" for e in s["log"]) >= s["decisions"]
     if s["waiting_for"] == "proposal":
         assert s["proposal"]["decision"] in [d["decision"] for d in s["legal"]["decisions"]]
+
+
+SHIPPED_ENCOUNTERS = {"starfinder": "spike_docks_ambush", "swurpg": "cantina_shootout",
+                      "starship": "asteroid_ambush", "rise": "goblin_ambush"}
+
+
+@pytest.mark.parametrize("rid", sorted(SHIPPED_ENCOUNTERS))
+def test_every_ruleset_plays_through_the_api_with_its_shipped_policy(client, registry, rid):
+    """A GM-written encounter of each ruleset, the NPCs proposed by zoo:<rid>: the legal list is the battle's own,
+    every proposal is one of the legal decisions, and the battle goes on past its first round."""
+    path = ROOT / "configs" / "encounters" / rid / f"{SHIPPED_ENCOUNTERS[rid]}.yaml"
+    s = create(client, encounter_yaml=path.read_text(), npcs=f"zoo:{rid}")
+    sid = s["id"]
+    assert s["ruleset"]["id"] == rid
+    proposals = 0
+    for _ in range(6):
+        live = _live(registry, sid)
+        if s["waiting_for"] == "proposal":
+            assert s["proposal"]["decision"] in [d["decision"] for d in s["legal"]["decisions"]]
+            proposals += 1
+        if s["waiting_for"] in ("gm", "proposal"):
+            assert [d["decision"] for d in s["legal"]["decisions"]] == [decision_json(d) for d in live.battle.legal()]
+        s = _play(client, sid, s, 8)
+    assert proposals > 0 and (s["waiting_for"] == "over" or s["round"] > 1), s["waiting_for"]
 
 
 def test_a_whole_saga_battle_plays_to_its_end_through_the_api(client):
