@@ -52,7 +52,10 @@ def template_hp(ruleset: "Ruleset", template: str) -> int:
 
 def strength(ruleset: "Ruleset", side: list[tuple[str, float]], enemies: list[str]) -> float:
     """Fighting strength of `side` ((template, share of its hit points it starts with) per unit) against `enemies`
-    (templates): its hit points times its damage a round, each unit's damage the mean over the enemies."""
+    (templates): its hit points times its damage a round, each unit's damage the mean over the enemies (0 with no
+    enemies)."""
+    if not enemies:
+        return 0.0
     hp = sum(template_hp(ruleset, t) * share for t, share in side)
     damage = sum(sum(template_damage(ruleset, t, e) for e in enemies) / len(enemies) for t, _ in side)
     return hp * damage

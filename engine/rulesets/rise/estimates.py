@@ -100,8 +100,9 @@ def _strikes_of(rs: "RiseRuleset", a: "Unit") -> list[tuple[int, dict, list[tupl
 def threat_estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", t: "Unit", memo: dict | None = None
                     ) -> tuple[float, float]:
     """(hit chance, expected damage) of a's best strike on t with its next standard action from where it stands:
-    melee, projectile, thrown, or a charge's melee strike. `memo` keeps strike estimates for calls on the same state
-    with the units on other squares (a tactics view's)."""
+    melee, projectile, thrown, or a charge's melee strike. `memo` (a tactics view's) keeps, for calls on the same
+    state with the units on other squares, each creature's `_strikes_of` under its id and strike estimates under
+    `_strike`'s tuple keys."""
     if a.down or t.down:
         return 0.0, 0.0
     best = (0.0, 0.0)

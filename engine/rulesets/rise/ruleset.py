@@ -32,6 +32,14 @@ from . import stats as S
 _HERE = Path(__file__).parent
 _CATALOGUE, _REACTIONS = load_catalogues(_HERE / "actions.yaml")
 _DIRS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
+_PLAIN = {k: Decision(k) for k in ("stand", "escape", "release", "total_defense", "recover", "ready", "maintain")}
+STRIKES = ("strike", "shoot", "hurl")
+SWIFT = ("total_defense", "recover", "maintain", "ready")
+MOVING = ("charge", "sprint_action", "overrun", "shove", "throw", "shove_move")
+FATIGUE = {"sprint": 1, "overrun_move": 1, "recover": 2}
+_OPT: dict = {}
+
+
 def _near_steps(d: int, c: int, reach: int, lo: int, hi: int) -> tuple[int, int]:
     """[lo, hi] narrowed to the steps k of a line moving d (-1, 0 or 1) a step along an axis whose coordinate is then
     within reach of c (an offset from the start); empty (lo > hi) when there is none."""
@@ -39,14 +47,6 @@ def _near_steps(d: int, c: int, reach: int, lo: int, hi: int) -> tuple[int, int]
         return (lo, hi) if -reach <= c <= reach else (1, 0)
     c *= d
     return max(lo, c - reach), min(hi, c + reach)
-
-
-_PLAIN = {k: Decision(k) for k in ("stand", "escape", "release", "total_defense", "recover", "ready", "maintain")}
-STRIKES = ("strike", "shoot", "hurl")
-SWIFT = ("total_defense", "recover", "maintain", "ready")
-MOVING = ("charge", "sprint_action", "overrun", "shove", "throw", "shove_move")
-FATIGUE = {"sprint": 1, "overrun_move": 1, "recover": 2}
-_OPT: dict = {}
 
 
 def opt_target(action: str, option: int, target: int) -> Decision:
@@ -200,12 +200,12 @@ class RiseRuleset(Ruleset):
         ax, ay = a.pos
         tx, ty = t.pos
         speed = self.speed(a)
-        dist = max(abs(tx - ax), abs(ty - ay))
-        if dist > speed + reach:
-            return None
         u, v = tx - ax, ty - ay
-        if abs(u) > reach and abs(v) > reach and abs(u - v) > 2 * reach and abs(u + v) > 2 * reach:
-            return None  # t is near none of the eight lines
+        # what `_near_steps` below finds for each line, for all eight at once (most calls end here): t beyond the speed
+        # and reach, or near none of the lines (along x, along y, along either diagonal)
+        if max(abs(u), abs(v)) > speed + reach or (abs(u) > reach and abs(v) > reach and abs(u - v) > 2 * reach
+                                                    and abs(u + v) > 2 * reach):
+            return None
         occupied = {w.pos for w in enc.units if not w.down and w is not a}
         best = None
         for dx, dy in _DIRS:
@@ -369,7 +369,7 @@ class RiseRuleset(Ruleset):
         if sq == a.pos:
             return f"{a.name} already stands on {sq}"
         if not g.passable(g.index(*sq)):
-            return f"{sq} is {g.kind(g.index(*sq)).replace('_', ' ')}: nothing can stand there"
+            return f"{sq} is a {g.kind(g.index(*sq)).replace('_', ' ')}: nothing can stand there"
         for u in enc.units:
             if not u.down and u.pos == sq:
                 return f"{sq} is {u.name}'s square"
