@@ -30,6 +30,7 @@ def test_every_template_deals_damage_and_a_stronger_side_measures_stronger(rid):
     assert strength(rs, one * 2, [names[0]]) == pytest.approx(4 * strength(rs, one, [names[0]]))
     assert strength(rs, [(names[0], 0.5)], [names[0]]) == pytest.approx(strength(rs, one, [names[0]]) / 2)
     assert imbalance(rs, one, one) == 0
+    assert strength(rs, one, []) == 0.0  # no enemies: nothing to measure against (no division by zero)
     assert imbalance(rs, one * 2, one) == pytest.approx(math.log(4)) == imbalance(rs, one, one * 2)
 
 
@@ -59,7 +60,8 @@ def test_balanced_sides_keep_their_own_templates_and_share_their_wounds_rank_by_
     assert mixed >= 15 and wounded > 0
 
 
-def test_balance_is_deterministic_and_leaves_the_defaults_alone():
+def test_balance_is_deterministic_changes_the_draw_and_needs_unmirrored_sides():
+    """(That the generator without `balance` draws as before is tests/training/test_config.py's defaults test.)"""
     rs = get_ruleset("rise")
     one = random_encounter(rs, random.Random(7), balance=1.1, **VARIED).to_dict()
     assert one == random_encounter(rs, random.Random(7), balance=1.1, **VARIED).to_dict()
