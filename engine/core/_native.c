@@ -573,6 +573,157 @@ done:
     return out;
 }
 
+/* sight(line_codes, width, a, b): Grid.sight's fold of the squares strictly between flat squares a and b (traced as
+ * grid._Geometry.line traces them, from the lower index) into los | loe << 1 | cover << 2 (cover 0 none, 1 low,
+ * 2 heavy), from the map's line codes (Grid.line_codes). */
+static PyObject *sight(PyObject *self, PyObject *args) {
+    Py_buffer codes;
+    long w, a, b, lo, hi;
+    int local[256], *buf = local, cap = 256, n, k, los = 1, loe = 1, cover = 0;
+    PyObject *out = NULL;
+    if (!PyArg_ParseTuple(args, "y*lll", &codes, &w, &a, &b))
+        return NULL;
+    lo = a < b ? a : b;
+    hi = a < b ? b : a;
+    if (w <= 0 || lo < 0 || hi >= codes.len) {
+        PyErr_SetString(PyExc_ValueError, "sight(line_codes, width, a, b) needs width > 0 and both squares on the map");
+        goto done;
+    }
+    {
+        long dx = hi % w - lo % w, dy = hi / w - lo / w;
+        const unsigned char *c = codes.buf;
+        if (labs(dx) + dy + 2 > cap) {
+            cap = (int)(labs(dx) + dy + 2);
+            if (!(buf = PyMem_Malloc(sizeof(int) * (size_t)cap))) {
+                PyErr_NoMemory();
+                goto done;
+            }
+        }
+        n = trace_line(w, dx, dy, buf, cap);
+        if (n < 0) {
+            PyErr_SetString(PyExc_RuntimeError, "a line passed more squares than it can");
+            goto done;
+        }
+        for (k = 0; k < n; k++)
+            fold_code(c[lo + buf[k]], &los, &loe, &cover);
+    }
+    out = PyLong_FromLong(los | loe << 1 | cover << 2);
+done:
+    if (buf != local)
+        PyMem_Free(buf);
+    PyBuffer_Release(&codes);
+    return out;
+}
+
+/* distance_field(width, walls, costs, starts): per square the least cost of walking to it from the nearest of the
+ * flat squares `starts` (cost 0 there), by king steps that do not cut the corner of a wall (walls: a byte per
+ * square, 1 for a wall), entering square j costing costs[j] (a byte; 0: it cannot be entered); 99 where nothing
+ * reaches (Grid.distance_field). Dijkstra over a binary heap: the least costs are unique, whatever the order. */
+static PyObject *distance_field(PyObject *self, PyObject *args) {
+    Py_buffer walls, costs;
+    long w;
+    PyObject *starts, *seq = NULL, *out = NULL;
+    int *dist = NULL, *heap = NULL, hn = 0, hcap, n, h;
+    static const int DX[8] = {1, 1, 0, -1, -1, -1, 0, 1}, DY[8] = {0, 1, 1, 1, 0, -1, -1, -1};
+    if (!PyArg_ParseTuple(args, "ly*y*O", &w, &walls, &costs, &starts))
+        return NULL;
+    n = (int)costs.len;
+    if (w <= 0 || walls.len != costs.len || n % w) {
+        PyErr_SetString(PyExc_ValueError, "distance_field needs width > 0 and a byte per square in walls and costs");
+        goto done;
+    }
+    h = (int)(n / w);
+    if (!(seq = PySequence_Fast(starts, "distance_field: starts must be a sequence of squares")))
+        goto done;
+    hcap = 8 * n + (int)PySequence_Fast_GET_SIZE(seq) + 1;
+    dist = PyMem_Malloc(sizeof(int) * (size_t)(n ? n : 1));
+    heap = PyMem_Malloc(sizeof(int) * 2 * (size_t)hcap); /* (distance, square) pairs */
+    if (!dist || !heap) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int i = 0; i < n; i++)
+        dist[i] = BIG;
+#define HLESS(p, q) (heap[2 * (p)] < heap[2 * (q)] || (heap[2 * (p)] == heap[2 * (q)] && heap[2 * (p) + 1] < heap[2 * (q) + 1]))
+#define HSWAP(p, q) do { int t0 = heap[2 * (p)], t1 = heap[2 * (p) + 1]; heap[2 * (p)] = heap[2 * (q)]; \
+        heap[2 * (p) + 1] = heap[2 * (q) + 1]; heap[2 * (q)] = t0; heap[2 * (q) + 1] = t1; } while (0)
+#define HPUSH(d, sq) do { int c_ = hn++; heap[2 * c_] = (d); heap[2 * c_ + 1] = (sq); \
+        while (c_ > 0 && HLESS(c_, (c_ - 1) / 2)) { HSWAP(c_, (c_ - 1) / 2); c_ = (c_ - 1) / 2; } } while (0)
+    for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(seq); k++) {
+        long s = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, k));
+        if (s == -1 && PyErr_Occurred())
+            goto done;
+        if (s < 0 || s >= n) {
+            PyErr_SetString(PyExc_ValueError, "distance_field: a start square is off the map");
+            goto done;
+        }
+        if (dist[s]) {
+            dist[s] = 0;
+            HPUSH(0, (int)s);
+        }
+    }
+    {
+        const unsigned char *wl = walls.buf, *cs = costs.buf;
+        while (hn > 0) {
+            int d = heap[0], i = heap[1], p = 0;
+            hn--;
+            heap[0] = heap[2 * hn];
+            heap[1] = heap[2 * hn + 1];
+            for (;;) { /* sift down */
+                int l = 2 * p + 1, r = l + 1, m = p;
+                if (l < hn && HLESS(l, m))
+                    m = l;
+                if (r < hn && HLESS(r, m))
+                    m = r;
+                if (m == p)
+                    break;
+                HSWAP(p, m);
+                p = m;
+            }
+            if (d != dist[i])
+                continue;
+            int x = i % (int)w, y = i / (int)w;
+            for (int k = 0; k < 8; k++) {
+                int nx = x + DX[k], ny = y + DY[k], j, c;
+                if (nx < 0 || ny < 0 || nx >= w || ny >= h)
+                    continue;
+                if (DX[k] && DY[k] && (wl[y * w + nx] || wl[ny * w + x]))
+                    continue; /* no cutting a wall's corner */
+                j = ny * (int)w + nx;
+                c = cs[j];
+                if (c && d + c < dist[j]) {
+                    dist[j] = d + c;
+                    if (hn == hcap) {
+                        PyErr_SetString(PyExc_RuntimeError, "distance_field: heap overflow");
+                        goto done;
+                    }
+                    HPUSH(d + c, j);
+                }
+            }
+        }
+    }
+#undef HLESS
+#undef HSWAP
+#undef HPUSH
+    if (!(out = PyList_New(n)))
+        goto done;
+    for (int i = 0; i < n; i++) {
+        PyObject *v = PyLong_FromLong(dist[i] == BIG ? 99 : dist[i]);
+        if (!v) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyList_SET_ITEM(out, i, v);
+    }
+done:
+    Py_XDECREF(seq);
+    PyMem_Free(dist);
+    PyMem_Free(heap);
+    PyBuffer_Release(&walls);
+    PyBuffer_Release(&costs);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"search", search, METH_VARARGS, "search(trans, start, budget, blocked) -> {square: cost} (grid.Grid._search)"},
     {"build_transitions", build_transitions, METH_VARARGS,
@@ -581,10 +732,14 @@ static PyMethodDef methods[] = {
      "path(trans, start, goal, budget, blocked, danger, width, alternating) -> [square] | None (grid.Grid.path)"},
     {"line", line, METH_VARARGS,
      "line(width, dx, dy) -> (offsets): the squares between a line's ends (grid._Geometry._trace)"},
+    {"sight", sight, METH_VARARGS,
+     "sight(line_codes, width, a, b) -> los | loe << 1 | cover << 2 (grid.Grid.sight)"},
+    {"distance_field", distance_field, METH_VARARGS,
+     "distance_field(width, walls, costs, starts) -> [cost] (grid.Grid.distance_field)"},
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native", "Movement searches and lines of grid.py in C.",
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native", "Movement searches, lines and sight of grid.py in C.",
                                     -1, methods};
 
 PyMODINIT_FUNC PyInit__native(void) {

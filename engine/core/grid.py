@@ -28,6 +28,13 @@ _DOUBLE_COST = {"difficult", "low_cover"}
 # What a square does to a line through it: 4 blocks sight and effect, 3 effect only, 2 / 1 heavy / low cover.
 _LINE_CODES = {"wall": 4, "door": 4, "window": 3, "heavy_cover": 2, "low_cover": 1}
 _KIND_CODE = {t: k for k, t in enumerate(TERRAINS)}  # a square's kind as a byte: its place in TERRAINS
+# per kind code (`Grid.kind_codes`): whether a creature can stand in or move through the square (`Grid.passable`),
+# what entering it costs (`Grid.enter_cost`)
+PASSABLE = bytes([t not in _SOLID and t != "door" for t in TERRAINS]) + bytes(256 - len(TERRAINS))
+_ENTER_COST = bytes([2 if t in _DOUBLE_COST else 1 for t in TERRAINS]) + bytes(256 - len(TERRAINS))
+WALL_CODE = _KIND_CODE["wall"]
+# `Grid.sight`'s answer for each code of `_native.sight` (los | loe << 1 | cover << 2)
+_SIGHTS = tuple((bool(c & 1), bool(c & 2), ("none", "low", "heavy", "none")[c >> 2]) for c in range(16))
 
 
 def _per_kind(value) -> bytes:
@@ -261,7 +268,11 @@ class Grid:
             table = geo.sight_table(self._door_key())
         key = a * geo.size + b if a <= b else b * geo.size + a  # the line is the same both ways
         got = table.get(key)
-        if got is None:
+        if got is None and _native is not None:
+            if len(table) > 200_000:
+                table.clear()
+            got = table[key] = _SIGHTS[_native.sight(self.line_codes(), self.width, a, b)]
+        elif got is None:
             codes = self.line_codes()
             los = loe = True
             cover = "none"
@@ -280,6 +291,39 @@ class Grid:
                 table.clear()
             got = table[key] = (los, loe, cover)
         return got
+
+    def distance_field(self, starts, costs: bytes) -> list[int]:
+        """Per square (flat index) the least cost of walking to it from the nearest of the squares `starts` ((x, y),
+        0 there): king steps that do not cut the corner of a wall, entering square i costing `costs[i]` (a byte per
+        square; 0: it cannot be entered); 99 where nothing reaches. How far the enemies are for a heuristic
+        walking round walls (what a square costs is the caller's: doors to open, cover to go round)."""
+        w = self.width
+        flat = [y * w + x for x, y in starts]
+        if _native is not None:
+            return _native.distance_field(w, self._geometry._walls, costs, flat)
+        inf = 1 << 30
+        dist = [inf] * len(costs)
+        buckets: list[list[int]] = [[]]
+        for i in flat:
+            dist[i] = 0
+            buckets[0].append(i)
+        neighbours = self._geometry.neighbours
+        k = 0
+        while k < len(buckets):  # a bucket queue over the (small, integer) costs: Dijkstra's least costs
+            for i in buckets[k]:  # every cost is >= 1: nothing is added to bucket k while it is walked
+                if dist[i] != k:
+                    continue
+                for j, _diag in neighbours[i]:
+                    c = costs[j]
+                    if c:
+                        nd = k + c
+                        if nd < dist[j]:
+                            dist[j] = nd
+                            while len(buckets) <= nd:
+                                buckets.append([])
+                            buckets[nd].append(j)
+            k += 1
+        return [99 if d == inf else d for d in dist]
 
     def ray(self, start: tuple[int, int], direction: tuple[int, int], steps: int) -> list[tuple[int, int]]:
         """Squares along one of the 8 straight directions, up to `steps` squares or the map edge."""
@@ -509,12 +553,12 @@ class Grid:
     def path_cost(self, start: tuple[int, int], squares: list[tuple[int, int]]) -> int:
         """Movement cost of walking `squares` in order from `start` (the ruleset's metric)."""
         cost, parity, prev = 0, 0, start
+        codes, w, alternating = self.kind_codes(), self.width, self.metric == "alternating"
         for sq in squares:
-            diag = sq[0] != prev[0] and sq[1] != prev[1]
             step = 1
-            if diag and self.metric == "alternating":
+            if alternating and sq[0] != prev[0] and sq[1] != prev[1]:
                 step, parity = (2 if parity else 1), parity ^ 1
-            cost += step * self.enter_cost(self.index(*sq))
+            cost += step * _ENTER_COST[codes[sq[1] * w + sq[0]]]  # `enter_cost`
             prev = sq
         return cost
 

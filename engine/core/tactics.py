@@ -149,6 +149,18 @@ class Tactics:
         kinds = self.kinds
         return kinds.get(d.action, "misc") if kinds is not None else "misc"
 
+    def roles_by_action(self) -> dict[str, str] | None:
+        """`kind` as a table, when the role depends on the action alone: `kind(d)` is `table.get(d.action, "misc")`
+        (the heuristic classifies every legal decision of a decision point through it); None when a ruleset's `kind`
+        looks at more of the decision."""
+        got = self.__dict__.get("_roles_by_action", False)
+        if got is False:
+            got = None
+            if type(self).kind is Tactics.kind and self.kinds is not None:
+                got = {**self.kinds, END.action: "end"}
+            self._roles_by_action = got
+        return got
+
     def view(self, enc: "Encounter", a: "Unit") -> TacticsView:
         """The queries for actor a at this decision point."""
         return TacticsView(self, enc, a)

@@ -198,23 +198,24 @@ class _Turn:
         self.keep = None
         if prune:
             self.keep = v.key_squares()
-        self.kinds: list[str | None] = []
-        self.moves: list[Decision] = []
-        self._squares: dict[str, tuple[str, list]] = {}
-        keep, step, kind_of = self.keep, self.lattice, tac.kind
+        self.kinds = kinds = []
+        self.moves = moves = []
+        self._squares = squares = {}
+        keep, step, kind_of, roles = self.keep, self.lattice, tac.kind, tac.roles_by_action()
+        add = kinds.append
         for d in battle.legal():
             sq = d.square
             if keep is not None and sq is not None and (sq[0] % step or sq[1] % step) and sq not in keep:
-                self.kinds.append(None)
+                add(None)
                 continue
-            k = kind_of(d)
-            self.kinds.append(k)
+            k = roles.get(d.action, "misc") if roles is not None else kind_of(d)
+            add(k)
             if k == "move" or k == "withdraw" or k == "run":
                 if k != "run":
-                    self.moves.append(d)
-                got = self._squares.get(d.action)
+                    moves.append(d)
+                got = squares.get(d.action)
                 if got is None:
-                    got = self._squares[d.action] = (k, [])
+                    got = squares[d.action] = (k, [])
                 got[1].append(sq)
 
     # -- targets --

@@ -162,3 +162,52 @@ def test_grid_lines_are_the_same_with_and_without_the_c_trace(monkeypatch):
             want = [g._geometry._trace(g.index(*a), g.index(*b)) if g.index(*a) <= g.index(*b) else None
                     for a, b in pairs]
         assert got == want
+
+
+def _same_grid(g: Grid) -> Grid:
+    """A grid of g's squares, doors and broken objects with a geometry (and so caches) of its own."""
+    h = Grid(g.to_rows(), metric=g.metric)
+    h.open_doors, h.broken = set(g.open_doors), set(g.broken)
+    return h
+
+
+def test_c_sight_is_the_python_fold(monkeypatch):
+    """`Grid.sight` through `_native.sight` and through the Python fold of the line's squares, on random maps with
+    open doors and broken objects: the same line of sight, line of effect and cover for every pair of squares."""
+    rng = random.Random(7)
+    seen = set()
+    for _ in range(40):
+        g = _random_grid(rng, rng.choice(G.METRICS))
+        n = g.width * g.height
+        got = [g.sight(a, b) for a in range(n) for b in range(n)]
+        with monkeypatch.context() as m:
+            m.setattr(G, "_native", None)
+            py = _same_grid(g)
+            want = [py.sight(a, b) for a in range(n) for b in range(n)]
+        assert got == want
+        seen.update(got)
+    assert len(seen) >= 6  # blocked, effect only, and each cover were met
+    with pytest.raises(ValueError):
+        G._native.sight(b"\x00" * 9, 3, 0, 9)
+
+
+def test_c_distance_field_is_the_python_one(monkeypatch):
+    """`Grid.distance_field` in C and in Python on random maps, step costs and start squares: the same cost to every
+    square (99 where none reaches)."""
+    rng = random.Random(8)
+    unreached = far = 0
+    for _ in range(150):
+        g = _random_grid(rng, "alternating")
+        n = g.width * g.height
+        costs = bytes(rng.choice((0, 1, 1, 1, 2, 3)) for _ in range(n))
+        starts = [g.xy(i) for i in rng.sample(range(n), rng.randint(1, 4))]
+        got = g.distance_field(starts, costs)
+        with monkeypatch.context() as m:
+            m.setattr(G, "_native", None)
+            want = g.distance_field(starts, costs)
+        assert got == want
+        unreached += got.count(99)
+        far += max(d for d in got if d != 99) >= 8
+    assert unreached > 100 and far > 30  # walls shut squares off, and the fields reach far
+    with pytest.raises(ValueError):
+        G._native.distance_field(3, b"\x00" * 9, b"\x01" * 9, [9])

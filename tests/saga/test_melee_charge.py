@@ -365,3 +365,24 @@ def test_charge_line_and_movement_agree_on_corners():
     assert g.index(1, 1) not in g.reachable((0, 0), 6)
     ok, _, _ = RS._charge_line(g, (0, 0), (2, 2))
     assert not ok
+
+
+def test_a_charge_lines_squares_come_in_the_order_walked():
+    """`_line_squares`: the squares a charge line touches (`Grid.between`, whichever end it is traced from) plus
+    its end, each strictly further along the line than the one before, on every line of a 9x9 map."""
+    from engine.core.grid import Grid
+    from engine.rulesets.saga.ruleset import SagaRuleset
+
+    g = Grid(["." * 9] * 9)
+    lines = 0
+    for start in [(x, y) for y in range(9) for x in range(9)]:
+        for end in [(x, y) for y in range(9) for x in range(9)]:
+            if start == end:
+                continue
+            sqs = SagaRuleset._line_squares(g, start, end)
+            dx, dy = end[0] - start[0], end[1] - start[1]
+            along = [(x - start[0]) * dx + (y - start[1]) * dy for x, y in sqs]
+            assert along == sorted(set(along)), (start, end)  # strictly increasing
+            assert sorted(sqs[:-1]) == sorted(g.xy(i) for i in g.between(start, end)) and sqs[-1] == end
+            lines += len(sqs) > 2
+    assert lines > 4000

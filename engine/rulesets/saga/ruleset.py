@@ -11,7 +11,7 @@ from engine.core.decision import END, Decision, option_decision, square_decision
 from engine.core.dice import Dice
 from engine.core.economy import Economy
 from engine.core.events import Event, new_event
-from engine.core.grid import DIRECTIONS
+from engine.core.grid import DIRECTIONS, PASSABLE, TERRAINS, WALL_CODE
 from engine.core.reaction import DECLINE, Trigger, ask_reaction
 from engine.core.ruleset import Cost, Estimate, React, Ruleset, load_catalogue
 from engine.core.state import Encounter
@@ -28,6 +28,7 @@ DOOR = {"dr": 10, "hp": 50, "threshold": 30, "reflex": 5}          # metal door 
 LOW_OBJECT = {"dr": 5, "hp": 10, "threshold": 20, "reflex": 4}     # large crate / bed-sized object
 WEAPON_OBJECT = {"tiny": (5, 2, 10), "small": (5, 5, 12), "medium": (5, 10, 15), "large": (10, 10, 17),
                  "huge": (10, 20, 30)}  # DR, HP, threshold by weapon size
+_LOW, _DIFFICULT = TERRAINS.index("low_cover"), TERRAINS.index("difficult")  # kind codes (`Grid.kind_codes`)
 _QUICK_DRAWN = frozenset(("draw", "holster"))  # swift actions with Quick Draw
 _KEEPS_AIM = frozenset(("ranged_attack", "aim", "full_attack", "attack_held_object", "disarm"))
 ATTACKS = {"melee_attack", "ranged_attack", "charge", "full_attack", "disarm", "coup_de_grace",
@@ -65,23 +66,25 @@ def _run_rays(g, s: int) -> tuple:
     got = table.get(s)
     if got is None:
         rays = []
-        x0, y0 = g.xy(s)
+        codes, w, h = g.kind_codes(), g.width, g.height
+        x0, y0 = s % w, s // w
         for dx, dy in DIRECTIONS:
             ray, cost, parity, x, y = [], 0, 0, x0, y0
             while True:
                 nx, ny = x + dx, y + dy
-                if not g.inside(nx, ny):
+                if not (0 <= nx < w and 0 <= ny < h):
                     break
-                i = g.index(nx, ny)
-                if not g.passable(i):
+                i = ny * w + nx
+                c = codes[i]
+                if not PASSABLE[c]:
                     break
                 if dx and dy:
-                    if g.kind(g.index(nx, y)) == "wall" or g.kind(g.index(x, ny)) == "wall":
+                    if codes[y * w + nx] == WALL_CODE or codes[ny * w + x] == WALL_CODE:
                         break
                     step, parity = (2 if parity else 1), parity ^ 1
                 else:
                     step = 1
-                cost += step * g.enter_cost(i)
+                cost += step * (2 if c == _DIFFICULT or c == _LOW else 1)  # `Grid.enter_cost`
                 ray.append((i, (nx, ny), cost))
                 x, y = nx, ny
             rays.append(tuple(ray))
@@ -363,9 +366,10 @@ class SagaRuleset(Ruleset):
         charge line. Terrain blocks it when a square it touches is a wall, a low object or anything else not
         passable, or when a diagonal step of its walk cuts a wall's corner (as in movement)."""
         squares = self._line_squares(g, start, end)
-        for xy in squares:
-            i = g.index(*xy)
-            if g.kind(i) == "low_cover" or not g.passable(i):
+        codes, w = g.kind_codes(), g.width
+        for x, y in squares:
+            c = codes[y * w + x]
+            if c == _LOW or not PASSABLE[c]:
                 return False, squares, 0
         path = self._line_path(g, start, end, squares)
         if self._corner_cut(g, start, path) is not None:
@@ -1370,11 +1374,13 @@ class SagaRuleset(Ruleset):
         """The first wall whose corner a diagonal step of walking path from start cuts (movement's rule,
         engine/core/grid.py: the two squares beside a diagonal step must not be walls), or None."""
         px, py = start
+        codes, w = g.kind_codes(), g.width
         for x, y in path:
             if x != px and y != py:
-                for cx, cy in ((x, py), (px, y)):
-                    if g.kind(g.index(cx, cy)) == "wall":
-                        return cx, cy
+                if codes[py * w + x] == WALL_CODE:
+                    return x, py
+                if codes[y * w + px] == WALL_CODE:
+                    return px, y
             px, py = x, y
         return None
 
@@ -1400,11 +1406,11 @@ class SagaRuleset(Ruleset):
         traced from the lower-index end both ways, so backwards for a line going up or left: they are sorted by
         how far along the line each lies (each square the line meets lies strictly further along than the one
         before), which does not depend on how `between` orders them."""
-        dx, dy = end[0] - start[0], end[1] - start[1]
-        sqs = sorted((g.xy(i) for i in g.between(start, end)),
-                     key=lambda xy: (xy[0] - start[0]) * dx + (xy[1] - start[1]) * dy)
-        sqs.append(end)
-        return tuple(sqs)
+        (sx, sy), (ex, ey) = start, end
+        dx, dy, xys = ex - sx, ey - sy, g._geometry.xys
+        along = sorted([((x - sx) * dx + (y - sy) * dy, k, (x, y))
+                        for k, (x, y) in enumerate([xys[i] for i in g.between(start, end)])])
+        return (*[xy for _, _, xy in along], end)
 
     @classmethod
     def _line_path(cls, g, start: tuple[int, int], end: tuple[int, int],

@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 
 from engine.core.decision import Decision
+from engine.core.grid import metric_distance
 from engine.core.ruleset import Cost, Estimate
 from engine.core.state import Encounter
 from engine.core.tactics import Tactics, TacticsView
@@ -100,9 +101,6 @@ class SagaTactics(Tactics):
         return got
 
     # ---- classification ------------------------------------------------------------------------------
-    def kind(self, d: Decision) -> str:
-        return KINDS.get(d.action, "misc")
-
     def view(self, enc: Encounter, a: Unit) -> "_View":
         """Per-decision-point helper: signatures computed once, queries cached across decisions."""
         return _View(self, enc, a)
@@ -155,22 +153,22 @@ class SagaTactics(Tactics):
             got = self._map_table(key, (g._geometry, frozenset(out)))
         return got[1]
 
-    def step_costs(self, g) -> list[int]:
+    def step_costs(self, g) -> bytes:
         """Price of entering each square when walking towards an enemy: 0 for walls and solid cover, 3 for
         a closed door (stop, open it, go on), else 1; cached per map and door state."""
         key = ("steps", id(g._geometry), frozenset(g.open_doors), frozenset(g.broken))
         got = self._keys.get(key)
         if got is None or got[0] is not g._geometry:
-            costs = []
+            costs = bytearray()
             for i in range(len(g.terrain)):
                 t = g.kind(i)
                 costs.append(0 if t in ("wall", "heavy_cover", "window") else 3 if t == "door" else 1)
-            got = self._map_table(key, (g._geometry, costs))
+            got = self._map_table(key, (g._geometry, bytes(costs)))
         return got[1]
 
     def distance_field(self, g, starts) -> list[int]:
-        """`_distance_field` from the squares `starts` over `step_costs(g)`."""
-        return _distance_field(g, starts, self.step_costs(g))
+        """`Grid.distance_field` from the squares `starts` over `step_costs(g)`."""
+        return g.distance_field(starts, self.step_costs(g))
 
     @staticmethod
     def sight(g, table: dict, i: int, j: int) -> tuple[bool, bool, int, int]:
@@ -180,39 +178,11 @@ class SagaTactics(Tactics):
         got = table.get(key)
         if got is None:
             los, loe, cover = g.sight(i, j)  # shared with the ruleset's own lookups
-            got = (los, loe, C.COVER_BONUS[cover], g.distance(g.xy(i), g.xy(j)))
+            xys = g._geometry.xys
+            (ax, ay), (bx, by) = xys[i], xys[j]
+            got = (los, loe, C.COVER_BONUS[cover], metric_distance(g.metric, ax - bx, ay - by))  # `Grid.distance`
             table[key] = got
         return got
-
-
-def _distance_field(g, starts, costs: list) -> list[int]:
-    """Steps (8 directions, no corner cutting) from the nearest start square, 99 where none reaches;
-    `costs[i]` is the price of entering square i (0: impassable). A bucket queue over the (small, integer)
-    distances: the same shortest distances as Dijkstra with a heap."""
-    inf = 1 << 30
-    dist = [inf] * len(costs)
-    buckets: list[list[int]] = [[]]
-    for p in starts:
-        i = g.index(*p)
-        dist[i] = 0
-        buckets[0].append(i)
-    neighbours = g._geometry.neighbours
-    k = 0
-    while k < len(buckets):
-        for i in buckets[k]:  # every cost is >= 1: nothing is added to bucket k while it is walked
-            if dist[i] != k:
-                continue
-            for j, _diag in neighbours[i]:
-                c = costs[j]
-                if c:
-                    nd = k + c
-                    if nd < dist[j]:
-                        dist[j] = nd
-                        while len(buckets) <= nd:
-                            buckets.append([])
-                        buckets[nd].append(j)
-        k += 1
-    return [99 if d == inf else d for d in dist]
 
 
 _MISSING = object()
