@@ -6,7 +6,8 @@ plan that starts with it, from what three parties tell it:
 - the ruleset (`engine/core/ruleset.py`): the legal decisions, `estimate`, `can_act`, `budget_after` (what is left to
   spend after a decision: is an attack or a move still possible?) and `tactics()`, which makes the object below;
 - a `Tactics` object, one per ruleset and kept for every battle (its caches may serve them all): each decision's
-  role (`ROLES`, through `kind`), the costs of an attack and of a move (`attack_cost`, `move_cost`), and per decision
+  role (`ROLES`, through `kind`, or as a table by action, `roles_by_action`, when the role depends on the action
+  alone), the costs of an attack and of a move (`attack_cost`, `move_cost`), and per decision
   point a view;
 - a `TacticsView` (`Tactics.view(enc, actor)`): what a square is worth to the actor (the attacks it could make from
   there, the damage the enemies could deal it there), what a decision provokes and where it leaves the actor.

@@ -370,8 +370,10 @@ class _Turn:
         if kind is None:
             kind = self.tac.kind(d)
         if kind == "move" or kind == "withdraw":
-            v = -self.provoked(d) - MOVE_COST
-            if not self.fleeing and self.can_attack_after(d):
+            cache = self._provoked  # `provoked(d)`, its cache read here (every move is scored)
+            p = cache.get(d.action) if cache is not None else None
+            v = -(self.provoked(d) if p is None else p) - MOVE_COST
+            if not self.fleeing and (self._after.get(d.action) or self._left(d))[0]:  # `can_attack_after(d)`
                 # an attack from the new square still leaves the turn's end there
                 v += max(self.best_attack(d.square), 0.0)
             return v + self.pos_value(d.square)

@@ -11,7 +11,7 @@ from engine.core.decision import END, Decision, option_decision, square_decision
 from engine.core.dice import Dice
 from engine.core.economy import Economy
 from engine.core.events import Event, new_event
-from engine.core.grid import DIRECTIONS, PASSABLE, TERRAINS, WALL_CODE
+from engine.core.grid import DIRECTIONS, PASSABLE, TERRAINS, WALL_CODE, metric_distance
 from engine.core.reaction import DECLINE, Trigger, ask_reaction
 from engine.core.ruleset import Cost, Estimate, React, Ruleset, load_catalogue
 from engine.core.state import Encounter
@@ -344,22 +344,27 @@ class SagaRuleset(Ruleset):
         ia = a.pos[1] * w + a.pos[0]
         table = _charge_lines(g)
         units, side = enc.units, a.side
-        start = g.distance(a.pos, t.pos)  # a charge moves toward its target: it ends nearer than it starts
+        (ax, ay), (tx, ty), metric = a.pos, t.pos, g.metric
+        start = metric_distance(metric, ax - tx, ay - ty)  # a charge moves toward its target: it ends nearer
         for end in g.within(t.pos, reach):
-            if end in occ or g.distance(a.pos, end) < 2 or g.distance(end, t.pos) >= start:
+            ex, ey = end
+            if end in occ or metric_distance(metric, ax - ex, ay - ey) < 2 \
+                    or metric_distance(metric, ex - tx, ey - ty) >= start:
                 continue
-            key = ia * size + end[1] * w + end[0]
+            key = ia * size + ey * w + ex
             line = table.get(key)
             if line is None:
                 line = table[key] = self._charge_line(g, a.pos, end)
             ok, squares, cost = line
             if not ok or cost > speed:
                 continue
-            if any((who := occ.get(xy)) is not None and units[who].side != side for xy in squares):
-                continue  # an enemy in the way
-            if reach > 1 and not g.line_of_effect(end, t.pos):
-                continue
-            yield cost, end
+            for xy in squares:
+                who = occ.get(xy)
+                if who is not None and units[who].side != side:
+                    break  # an enemy in the way
+            else:
+                if reach <= 1 or g.line_of_effect(end, t.pos):
+                    yield cost, end
 
     def _charge_line(self, g, start: tuple[int, int], end: tuple[int, int]) -> tuple[bool, tuple, int]:
         """(no terrain blocks it, the squares it touches from start on (end included), walking cost) of a
