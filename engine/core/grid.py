@@ -31,7 +31,7 @@ _KIND_CODE = {t: k for k, t in enumerate(TERRAINS)}  # a square's kind as a byte
 # per kind code (`Grid.kind_codes`): whether a creature can stand in or move through the square (`Grid.passable`),
 # what entering it costs (`Grid.enter_cost`)
 PASSABLE = bytes([t not in _SOLID and t != "door" for t in TERRAINS]) + bytes(256 - len(TERRAINS))
-_ENTER_COST = bytes([2 if t in _DOUBLE_COST else 1 for t in TERRAINS]) + bytes(256 - len(TERRAINS))
+ENTER_COST = bytes([2 if t in _DOUBLE_COST else 1 for t in TERRAINS]) + bytes(256 - len(TERRAINS))
 WALL_CODE = _KIND_CODE["wall"]
 # `Grid.sight`'s answer for each code of `_native.sight` (los | loe << 1 | cover << 2)
 _SIGHTS = tuple((bool(c & 1), bool(c & 2), ("none", "low", "heavy", "none")[c >> 2]) for c in range(16))
@@ -558,7 +558,7 @@ class Grid:
             step = 1
             if alternating and sq[0] != prev[0] and sq[1] != prev[1]:
                 step, parity = (2 if parity else 1), parity ^ 1
-            cost += step * _ENTER_COST[codes[sq[1] * w + sq[0]]]  # `enter_cost`
+            cost += step * ENTER_COST[codes[sq[1] * w + sq[0]]]  # `enter_cost`
             prev = sq
         return cost
 

@@ -11,7 +11,7 @@ from engine.core.decision import END, Decision, option_decision, square_decision
 from engine.core.dice import Dice
 from engine.core.economy import Economy
 from engine.core.events import Event, new_event
-from engine.core.grid import DIRECTIONS, PASSABLE, TERRAINS, WALL_CODE, metric_distance
+from engine.core.grid import DIRECTIONS, ENTER_COST, PASSABLE, TERRAINS, WALL_CODE, metric_distance
 from engine.core.reaction import DECLINE, Trigger, ask_reaction
 from engine.core.ruleset import Cost, Estimate, React, Ruleset, load_catalogue
 from engine.core.state import Encounter
@@ -28,7 +28,7 @@ DOOR = {"dr": 10, "hp": 50, "threshold": 30, "reflex": 5}          # metal door 
 LOW_OBJECT = {"dr": 5, "hp": 10, "threshold": 20, "reflex": 4}     # large crate / bed-sized object
 WEAPON_OBJECT = {"tiny": (5, 2, 10), "small": (5, 5, 12), "medium": (5, 10, 15), "large": (10, 10, 17),
                  "huge": (10, 20, 30)}  # DR, HP, threshold by weapon size
-_LOW, _DIFFICULT = TERRAINS.index("low_cover"), TERRAINS.index("difficult")  # kind codes (`Grid.kind_codes`)
+_LOW = TERRAINS.index("low_cover")  # its kind code (`Grid.kind_codes`)
 _QUICK_DRAWN = frozenset(("draw", "holster"))  # swift actions with Quick Draw
 _KEEPS_AIM = frozenset(("ranged_attack", "aim", "full_attack", "attack_held_object", "disarm"))
 ATTACKS = {"melee_attack", "ranged_attack", "charge", "full_attack", "disarm", "coup_de_grace",
@@ -84,7 +84,7 @@ def _run_rays(g, s: int) -> tuple:
                     step, parity = (2 if parity else 1), parity ^ 1
                 else:
                     step = 1
-                cost += step * (2 if c == _DIFFICULT or c == _LOW else 1)  # `Grid.enter_cost`
+                cost += step * ENTER_COST[c]
                 ray.append((i, (nx, ny), cost))
                 x, y = nx, ny
             rays.append(tuple(ray))
