@@ -19,6 +19,7 @@ from engine.core.decision import END, Decision, square_decisions, target_decisio
 from engine.core.dice import Dice
 from engine.core.economy import Economy
 from engine.core.events import Event, new_event
+from engine.core.grid import PASSABLE, metric_distance
 from engine.core.reaction import DECLINE, React, Trigger, ask_reaction
 from engine.core.ruleset import Estimate, Ruleset, load_catalogues
 from engine.core.state import Encounter
@@ -208,6 +209,8 @@ class RiseRuleset(Ruleset):
             return None
         occupied = {w.pos for w in enc.units if not w.down and w is not a}
         best = None
+        codes, width, height, metric = g.kind_codes(), g.width, g.height, g.metric
+        ti = ty * width + tx
         for dx, dy in _DIRS:
             # the steps k along this line whose square is within `reach` of t in both x and y (the map's distance is
             # never less than that): a line with none never comes near enough, and its walk ends after the last
@@ -217,12 +220,14 @@ class RiseRuleset(Ruleset):
             x, y = ax, ay
             for k in range(1, hi + 1):
                 nx, ny = x + dx, y + dy
-                if not g.inside(nx, ny) or not g.passable(g.index(nx, ny)) or (nx, ny) in occupied:
+                if not (0 <= nx < width and 0 <= ny < height) or not PASSABLE[codes[ny * width + nx]] \
+                        or (nx, ny) in occupied:
                     break
-                if dx and dy and (not g.passable(g.index(nx, y)) or not g.passable(g.index(x, ny))):
+                if dx and dy and (not PASSABLE[codes[y * width + nx]] or not PASSABLE[codes[ny * width + x]]):
                     break
                 x, y = nx, ny
-                if k >= lo and g.distance((x, y), t.pos) <= reach and g.line_of_effect((x, y), t.pos):
+                # within reach (`Grid.distance`) and a line of effect to t (`Grid.line_of_effect`)
+                if k >= lo and metric_distance(metric, x - tx, y - ty) <= reach and g.sight(y * width + x, ti)[1]:
                     if best is None or k < best[0]:
                         best = (k, (x, y))
                     break
