@@ -50,6 +50,26 @@ def _near_steps(d: int, c: int, reach: int, lo: int, hi: int) -> tuple[int, int]
     return max(lo, c - reach), min(hi, c + reach)
 
 
+_NEAR_LINES: dict = {}
+
+
+def _near_lines(u: int, v: int, reach: int, speed: int) -> tuple[tuple[int, int, int, int], ...]:
+    """(dx, dy, lo, hi) of each line of `_DIRS`, in order, whose steps lo..hi (from 1 to `speed`) bring a square within
+    `reach` of the offset (u, v) in both x and y (`_near_steps` per axis); remembered per offset, reach and speed."""
+    key = (u, v, reach, speed)
+    got = _NEAR_LINES.get(key)
+    if got is None:
+        out = []
+        for dx, dy in _DIRS:
+            lo, hi = _near_steps(dy, v, reach, *_near_steps(dx, u, reach, 1, speed))
+            if lo <= hi:
+                out.append((dx, dy, lo, hi))
+        if len(_NEAR_LINES) > 100_000:
+            _NEAR_LINES.clear()
+        got = _NEAR_LINES[key] = tuple(out)
+    return got
+
+
 def opt_target(action: str, option: int, target: int) -> Decision:
     """An interned decision naming a weapon mode and a target."""
     key = (action, option, target)
@@ -211,12 +231,9 @@ class RiseRuleset(Ruleset):
         best = None
         codes, width, height, metric = g.kind_codes(), g.width, g.height, g.metric
         ti = ty * width + tx
-        for dx, dy in _DIRS:
-            # the steps k along this line whose square is within `reach` of t in both x and y (the map's distance is
-            # never less than that): a line with none never comes near enough, and its walk ends after the last
-            lo, hi = _near_steps(dy, v, reach, *_near_steps(dx, u, reach, 1, speed))
-            if lo > hi:
-                continue
+        # the lines with steps k whose square is within `reach` of t in both x and y (the map's distance is never less
+        # than that): a line with none never comes near enough, and its walk ends after the last
+        for dx, dy, lo, hi in _near_lines(u, v, reach, speed):
             x, y = ax, ay
             for k in range(1, hi + 1):
                 nx, ny = x + dx, y + dy
