@@ -30,7 +30,10 @@ def extensions() -> list[Extension]:
         return []
     exts = [Extension(p[:-3].replace("/", "."), [p], optional=True, extra_compile_args=["-O2"])
             for p in compiled_modules()]
-    return cythonize(exts, compiler_directives=DIRECTIVES, build_dir="build/cython", quiet=True)
+    built = cythonize(exts, compiler_directives=DIRECTIVES, build_dir="build/cython", quiet=True)
+    for ext in built:  # cythonize makes new Extensions without `optional`: a failed compile must not stop the install
+        ext.optional = True
+    return built
 
 
 setup(ext_modules=extensions(), options={"build_ext": {"parallel": os.cpu_count() or 1}})

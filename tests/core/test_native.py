@@ -10,6 +10,9 @@ import pytest
 
 from engine.core import grid as G
 from engine.core.grid import Grid
+from tests.compiler import needs_c
+
+pytestmark = needs_c(G._native is not None, "engine/core/_native.c")
 
 
 def test_the_c_module_is_built_and_used():

@@ -16,6 +16,7 @@ from engine.core.dice import SeededDice
 from engine.core.generate import random_encounter
 from engine.rulesets import get_ruleset
 from envs.codec import ActionCodec
+from tests.compiler import needs_c
 from tests.toys.common import build
 
 from .toy_targets import RULESET as TOY
@@ -170,6 +171,7 @@ def _random_decision(rng: random.Random, codec: ActionCodec, enc, actor) -> Deci
     return Decision(key, target, square, option)
 
 
+@needs_c(codec_module._native is not None, "envs/_native.c")
 @pytest.mark.parametrize("rid, radius", [("toy_targets", 8), ("toy_targets", 2), ("saga", 8), ("saga", 3)])
 def test_the_c_loop_equals_the_python_loop_on_random_decisions(monkeypatch, rid, radius):
     rs = TOY if rid == "toy_targets" else get_ruleset(rid)

@@ -17,6 +17,9 @@ from engine.rulesets import get_ruleset
 from envs.codec import ActionCodec
 from envs.observation import ObservationEncoder
 from tests.battle_walk import random_walk
+from tests.compiler import needs_c
+
+pytestmark = needs_c(codec_module._native is not None and obs_module._native is not None, "envs/_native.c")
 
 
 def test_the_c_module_is_built_and_used():

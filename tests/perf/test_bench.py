@@ -8,6 +8,7 @@ from typer.testing import CliRunner
 
 from agents import bench
 from agents.cli import app
+from tests.compiler import c_compiler_here
 
 
 def test_engine_rate_counts_decisions():
@@ -160,7 +161,7 @@ def test_the_c_modules_are_all_built_and_a_missing_one_is_named(monkeypatch):
     setuptools = tomllib.loads(Path("pyproject.toml").read_text())["tool"]["setuptools"]
     declared = {m["name"] for m in setuptools["ext-modules"]}
     assert declared == set(bench.C_MODULES)
-    assert bench.missing_c_modules() == []
+    assert bench.missing_c_modules() == [] or not c_compiler_here()  # built wherever there is a compiler
     monkeypatch.setattr(bench, "missing_c_modules", lambda: ["agents._kernels"])
     text = CliRunner().invoke(app, ["bench", "--ruleset", "saga", "--seconds", "0.05", "--only", "engine"])
     assert "not built, so running in Python" in text.output and "agents._kernels" in text.output

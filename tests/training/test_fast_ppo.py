@@ -18,6 +18,10 @@ from agents.fast_ppo import (SUBSET_SHARE, FastMaskablePPO, FastMaskableRolloutB
                              masked_log_prob_entropy, masked_sample, vec_action_masks)
 from agents.vec_env import MaskedDummyVecEnv
 from envs import TacticsEnv
+from tests.compiler import needs_c
+
+# the sparse first layers (not `dense`) run in C, agents/_kernels.c
+SPARSE = needs_c(fast_ppo._kernels is not None, "agents/_kernels.c")
 
 
 def _random_case(rng, rows=64, n=300, scale=5.0):
@@ -283,7 +287,7 @@ def _same_start(seed=0):
     return _filled_alike(ref, fast, venv)
 
 
-@pytest.mark.parametrize("dense", [False, True])
+@pytest.mark.parametrize("dense", [pytest.param(False, marks=SPARSE), True])
 def test_one_update_moves_the_weights_as_maskable_ppo_does(dense, monkeypatch):
     """The observations of Saga's env are mostly zeros, and the update's first layers run over their non-zeros
     (`SparseFirstLayers`); with `dense`, through torch's Linear layers (as for observations that are not)."""
@@ -578,7 +582,9 @@ def _same_prior_start(prior_features: int, square_head: int):
     return _filled_alike(ref, fast, venv)
 
 
-@pytest.mark.parametrize("prior_features,square_head,dense", [(0, 0, False), (8, 0, False), (8, 4, False),
+@pytest.mark.parametrize("prior_features,square_head,dense", [pytest.param(0, 0, False, marks=SPARSE),
+                                                               pytest.param(8, 0, False, marks=SPARSE),
+                                                               pytest.param(8, 4, False, marks=SPARSE),
                                                                (8, 0, True)])
 def test_one_update_of_a_prior_policy_moves_the_weights_as_maskable_ppo_does(prior_features, square_head, dense,
                                                                              monkeypatch):

@@ -11,6 +11,9 @@ import torch
 
 import agents.fast_ppo as fast_ppo
 from agents.fast_ppo import SparseFirstLayers, WorkerActor, _plain_layers
+from tests.compiler import needs_c
+
+pytestmark = needs_c(fast_ppo._kernels is not None, "agents/_kernels.c")
 
 
 
