@@ -28,10 +28,6 @@ _DOUBLE_COST = {"difficult", "low_cover"}
 # What a square does to a line through it: 4 blocks sight and effect, 3 effect only, 2 / 1 heavy / low cover.
 _LINE_CODES = {"wall": 4, "door": 4, "window": 3, "heavy_cover": 2, "low_cover": 1}
 _KIND_CODE = {t: k for k, t in enumerate(TERRAINS)}  # a square's kind as a byte: its place in TERRAINS
-# per kind code (`Grid.kind_codes`): whether a creature can stand in or move through the square (`Grid.passable`),
-# what entering it costs (`Grid.enter_cost`)
-PASSABLE = bytes([t not in _SOLID and t != "door" for t in TERRAINS]) + bytes(256 - len(TERRAINS))
-ENTER_COST = bytes([2 if t in _DOUBLE_COST else 1 for t in TERRAINS]) + bytes(256 - len(TERRAINS))
 WALL_CODE = _KIND_CODE["wall"]
 # `Grid.sight`'s answer for each code of `_native.sight` (los | loe << 1 | cover << 2)
 _SIGHTS = tuple((bool(c & 1), bool(c & 2), ("none", "low", "heavy", "none")[c >> 2]) for c in range(16))
@@ -45,6 +41,10 @@ def _per_kind(value) -> bytes:
 _LINE_TABLE = _per_kind(lambda t: _LINE_CODES.get(t, 0))
 _WALL_TABLE = _per_kind(lambda t: t == "wall")
 _MULTIPLIER_TABLE = _per_kind(lambda t: 0 if t in _SOLID or t == "door" else 2 if t in _DOUBLE_COST else 1)
+# by kind code, for rules that walk squares: whether a creature can stand in or move through the square
+# (`Grid.passable`), what entering it costs (`Grid.enter_cost`)
+PASSABLE = _per_kind(lambda t: t not in _SOLID and t != "door")
+ENTER_COST = _per_kind(lambda t: 2 if t in _DOUBLE_COST else 1)
 DIRECTIONS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
 METRICS = ("alternating", "chebyshev", "manhattan")
 # Shapes shared by every map: (metric, reach) -> offsets of `within` in its order; (dx, dy, width) -> flat
@@ -268,29 +268,33 @@ class Grid:
             table = geo.sight_table(self._door_key())
         key = a * geo.size + b if a <= b else b * geo.size + a  # the line is the same both ways
         got = table.get(key)
-        if got is None and _native is not None:
+        if got is None:
+            if _native is not None:
+                got = _SIGHTS[_native.sight(self.line_codes(), self.width, a, b)]
+            else:
+                got = self._fold_line(a, b)
             if len(table) > 200_000:
                 table.clear()
-            got = table[key] = _SIGHTS[_native.sight(self.line_codes(), self.width, a, b)]
-        elif got is None:
-            codes = self.line_codes()
-            los = loe = True
-            cover = "none"
-            for i in geo.line(a, b):
-                c = codes[i]
-                if c:
-                    if c == 4:
-                        los = loe = False
-                    elif c == 3:
-                        loe = False
-                    elif c == 2:
-                        cover = "heavy"
-                    elif cover == "none":
-                        cover = "low"
-            if len(table) > 200_000:
-                table.clear()
-            got = table[key] = (los, loe, cover)
+            table[key] = got
         return got
+
+    def _fold_line(self, a: int, b: int) -> tuple[bool, bool, str]:
+        """`sight` of squares a and b from the squares between them, in Python (`_native.sight` in C)."""
+        codes = self.line_codes()
+        los = loe = True
+        cover = "none"
+        for i in self._geometry.line(a, b):
+            c = codes[i]
+            if c:
+                if c == 4:
+                    los = loe = False
+                elif c == 3:
+                    loe = False
+                elif c == 2:
+                    cover = "heavy"
+                elif cover == "none":
+                    cover = "low"
+        return los, loe, cover
 
     def distance_field(self, starts, costs: bytes) -> list[int]:
         """Per square (flat index) the least cost of walking to it from the nearest of the squares `starts` ((x, y),
