@@ -193,7 +193,8 @@ def random_encounter(ruleset, rng: random.Random, width: int = 16, height: int =
     units drawn for each side on its own, and `balance` (with `mirrored` off) sides of their own stat blocks that are
     still a fair fight: the second side's templates are drawn again (up to `BALANCE_DRAWS` times, keeping the
     closest) until neither side's fighting strength (`engine.core.balance`) is more than `balance` times the other's,
-    and with `wounded` the k-th unit of each side starts with the same share of its hit points.
+    and with `wounded` the k-th unit of each side starts with the same share of its hit points. A ruleset whose
+    units cannot open doors (`Ruleset.opens_doors`) gets its layouts' doors open.
     """
     if balance is not None and (mirrored or balance < 1):
         raise ValueError("balance needs mirrored off and is the strength ratio allowed between the sides (>= 1, "
@@ -210,6 +211,8 @@ def random_encounter(ruleset, rng: random.Random, width: int = 16, height: int =
         rows = random_map(rng, width, height, mirrored=mirrored)
     else:
         rows = layout_map(rng, width, height, layouts[rng.randrange(len(layouts))], mirrored)
+        if not ruleset.opens_doors:
+            rows = [r.replace("+", "/") for r in rows]
     open_left = [(x, y) for y in range(1, height - 1) for x in range(1, max(2, width // 4))
                  if rows[y][x] in ".~"]
     below = _below(rng)

@@ -223,6 +223,9 @@ class Ruleset:
     # order; in a phase listed in `simultaneous`, decisions are committed hidden and resolve together.
     phases: tuple[str, ...] = ("turn",)
     simultaneous: frozenset[str] = frozenset()
+    # Whether a unit can open a closed door ('+'). Where none can, a closed door is a wall for good, and the encounter
+    # generator draws its doors open: a map split by a closed door would be a fight neither side can win.
+    opens_doors: bool = False
 
     # ---- units ------------------------------------------------------------------------------------
     def templates(self) -> dict[str, dict]:

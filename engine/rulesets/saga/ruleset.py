@@ -105,6 +105,7 @@ class SagaRuleset(Ruleset):
     name = "Star Wars Saga Edition"
     env_name = "Saga"
     rules_file = "000_60d80ebe07ad66a0.txt"
+    opens_doors = True
     metric = "alternating"
     attack_defense = "Reflex"  # what narration calls the defense an attack roll is against
     sides = ("pcs", "npcs")

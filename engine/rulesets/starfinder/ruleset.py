@@ -124,6 +124,7 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
     name = "Starfinder"
     env_name = "Starfinder"
     rules_file = "001_1f90b4465986659c.txt"
+    opens_doors = True
     metric = "alternating"
     attack_defense = "AC"
     sides = ("pcs", "npcs")

@@ -66,6 +66,7 @@ class SwurpgRuleset(Ruleset):
     name = "SWURPG"
     env_name = "SWURPG"
     rules_file = "002_6f047de89c1fd7d3.txt"
+    opens_doors = True
     metric = "chebyshev"     # every square 5 ft, diagonals too: the 5e default
     attack_defense = "AC"
     sides = ("pcs", "npcs")
