@@ -38,7 +38,11 @@ from .policies import MaskablePolicy, load_policy, refuse_unfit
 EncounterSource = Callable[[int], Encounter]
 DEFAULT_ROUND_LIMIT = 20  # rounds before a draw in `tactician eval` and `publish`, for every player (the engine's)
 ROOT = Path(__file__).resolve().parent.parent
-CARD_KEYS = ("episodes", "win_rate", "win_rate_ci95", "draw_rate", "loss_rate", "mean_rounds", "by_size")
+CARD_KEYS = ("episodes", "win_rate", "win_rate_ci95", "draw_rate", "draws_by_kind", "loss_rate", "mean_rounds",
+             "by_size")
+# why a battle is drawn: the round limit came with both sides standing, or the last units of both sides left the
+# fight at once (in Rise's simultaneous phases the last two creatures can down each other)
+DRAW_KINDS = ("round_limit", "none_standing")
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -104,6 +108,7 @@ class EpisodeStats:
     focus_fire: float | None = None
     narration: list[str] = field(default_factory=list)
     final: Encounter | None = None
+    draw_kind: str = ""  # a draw's cause, one of DRAW_KINDS
 
 
 def _in_cover(enc: Encounter, unit) -> bool:
@@ -161,6 +166,9 @@ def play_episode(ruleset: Ruleset, enc: Encounter, learner: Policy, opponent: Po
         if narrate_fn:
             st.narration += narrate_fn(events, b.enc, ruleset)
     st.winner = b.enc.winner or "draw"
+    if st.winner == "draw":
+        standing = {u.side for u in units if u.active}
+        st.draw_kind = "round_limit" if len(standing) > 1 else "none_standing"
     st.rounds = min(b.enc.round, b.enc.round_limit)
     st.units_lost = sum(1 for u in units if u.side == side and not u.active)
     total = sum(dealt_to.values())
@@ -220,6 +228,7 @@ def summarise(stats: list[EpisodeStats], catalogue: list[str] | None = None) -> 
         "mean_rounds": mean(s.rounds for s in stats),
         "damage_dealt": mean(s.damage_dealt for s in stats), "damage_taken": mean(s.damage_taken for s in stats),
         "units_lost": mean(s.units_lost for s in stats),
+        "draws_by_kind": {kind: sum(s.draw_kind == kind for s in stats) for kind in DRAW_KINDS},
         "decisions": decisions, "by_seat": by_seat, "by_size": by_size, "tactics": tactics,
     }
 

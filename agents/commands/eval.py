@@ -155,6 +155,12 @@ def register(app: typer.Typer) -> None:
             t.add_row(name, pct(s, "win"), pct(s, "draw"), pct(s, "loss"), f"{s['mean_rounds']:.1f}",
                       f"{s['damage_dealt']:.1f}", f"{s['damage_taken']:.1f}", f"{s['units_lost']:.2f}")
         console.print(t)
+        for name, s in results.items():  # why its draws are draws
+            kinds = s.get("draws_by_kind") or {}
+            if s["draws"]:
+                console.print(f"  vs {name}, draws: {kinds.get('round_limit', 0)} at the round limit, "
+                              f"{kinds.get('none_standing', 0)} with no side left standing",
+                              highlight=False)
         for name, s in results.items():  # where it wins and loses: by the units a side (the policy's side first)
             if len(s["by_size"]) > 1:
                 sizes = ", ".join(f"{z} {v['win_rate']:.1%} ({v['episodes']})" for z, v in s["by_size"].items())

@@ -8,6 +8,7 @@ import pytest
 from agents.evaluate import encounter_source, evaluate, wilson
 from engine.core.decision import Decision
 from engine.core.policy import Policy, RandomPolicy
+from engine.policies.heuristic import HeuristicPolicy
 from engine.rulesets import get_ruleset
 
 
@@ -289,3 +290,21 @@ def test_eval_config_plays_the_encounters_a_training_config_trains_on(tmp_path):
     cfg.write_text("ruleset: starfinder\nenv: {generator: {colour: red}}\n")
     bad = CliRunner().invoke(app, base + ["--config", str(cfg)])
     assert bad.exit_code == 2 and "env.generator.colour" in bad.output and "Traceback" not in bad.output
+
+
+def test_draws_are_told_apart_by_why_they_are_draws():
+    """A draw at the round limit leaves both sides standing; in Rise's simultaneous phases the last two creatures can
+    also down each other (no side left standing). Each draw says which, and the summary counts both."""
+    rs = get_ruleset("rise")
+    source = encounter_source(rs, generator={"width": 8, "height": 8, "sizes": (1, 1), "wounded": 1.0}, round_limit=3)
+    summary, stats = evaluate(HeuristicPolicy(1), HeuristicPolicy(2), rs, episodes=60, seed=0, source=source)
+    kinds = {"round_limit": 0, "none_standing": 0}
+    for s in stats:
+        if s.winner != "draw":
+            assert s.draw_kind == ""
+            continue
+        standing = {u.side for u in s.final.units if u.active}
+        assert s.draw_kind == ("round_limit" if len(standing) == 2 else "none_standing")
+        kinds[s.draw_kind] += 1
+    assert summary["draws_by_kind"] == kinds and sum(kinds.values()) == summary["draws"]
+    assert kinds["round_limit"] > 0 and kinds["none_standing"] > 0, kinds
