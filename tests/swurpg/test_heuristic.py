@@ -98,3 +98,36 @@ units:
     K.add(kira.state, "unconscious")
     d = HeuristicPolicy(0).choose(b)
     assert (d.action, d.target) == ("medpac", 1), d
+
+
+def test_it_sheathes_an_off_hand_weapon_that_only_costs_it_the_minus_5_of_two_weapons():
+    """A guard with its blaster pistol in the main hand and its stun baton in the other shoots at -5 (two weapons
+    wielded) and the baton gives it no off-hand shot: sheathing the baton (the free interaction) comes first."""
+    b = _duel("security_guard", "battle_droid", apart=4)
+    guard = b.enc.units[0]
+    guard.state["wield"] = [1, 0]
+    h = HeuristicPolicy(0)
+    d = h.choose(b)
+    assert d.action == "stow", d
+    b.step(d)
+    assert guard.state["wield"] == [1] and h.choose(b).action == "attack"
+
+
+def test_a_stun_is_worth_the_turns_its_foe_loses_times_what_the_foe_deals():
+    """The stun baton deals no damage: its worth is the foe's lost turns (it saves at the end of each) times the
+    damage it would deal, not a share of its hit points. Two foes alike but for their weapon: stunning the armed
+    one is worth more; a foe already stunned gains nothing from another stun."""
+    from engine.rulesets.swurpg.estimates import strike
+
+    def worth(damage):
+        b = _duel("security_guard", "battle_droid")
+        foe = b.enc.units[1]
+        foe.stats["weapons"] = [{**foe.stats["weapons"][0], "damage": damage}]
+        foe.state["wield"] = [0]
+        return strike(RS, b.enc, b.enc.units[0], foe, 0, True).expected_damage, b
+
+    armed, _ = worth("2d8")
+    feeble, b = worth("1")
+    assert armed > 2 * feeble > 0
+    K.add(b.enc.units[1].state, "stunned", K.UNTIL_SAVED, "con", 12, 0)
+    assert strike(RS, b.enc, b.enc.units[0], b.enc.units[1], 0, True).expected_damage == 0

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from .ruleset import SwurpgRuleset
 
 N_FEATURES = 12
-STUN_WORTH = 0.6  # a stunned foe as a share of its hit points (it loses its turns until it saves)
+MAX_TURNS_STUNNED = 3.0  # at most this many of a stunned foe's turns are counted as lost
 _ATTACKS = ("attack", "unarmed", "off_hand")
 
 
@@ -54,11 +54,12 @@ def strike(rs: "SwurpgRuleset", enc: "Encounter", a: "Unit", t: "Unit", n: int |
     pc = p_hit(20, adv, dis)
     if melee and C.adjacent(a.pos, t.pos) and t.state["conds"] and K.has(t.state, "melee_crit"):
         pc = p
-    if w["stun_dc"]:  # no damage: worth a share of the foe's hit points while it is not yet out of the fight
-        if t.state["conds"] and K.has(t.state, "no_act"):
+    if w["stun_dc"]:  # no damage: worth the damage the foe does not deal while stunned
+        if t.hp <= 0 or t.state["conds"] and K.has(t.state, "no_act"):
             return Estimate(p, 0.0, 0.0)
-        dmg = p * p_fail(t, "con", w["stun_dc"] + a.stats["prof"]) * STUN_WORTH * max(t.hp, 1)
-        return Estimate(p, dmg, 0.0)
+        fail = p_fail(t, "con", w["stun_dc"] + a.stats["prof"])
+        turns = min(MAX_TURNS_STUNNED, 1.0 / max(1e-9, 1.0 - fail))  # it saves at the end of each of its turns
+        return Estimate(p, p * fail * turns * _lethal_threat(rs, enc, t, a), 0.0)
     expr = C.dice(w["damage"])
     dice_mean = expr.count * (expr.sides + 1) / 2
     bonus = C.damage_bonus(a, n, off_hand) + expr.bonus
@@ -69,6 +70,16 @@ def strike(rs: "SwurpgRuleset", enc: "Encounter", a: "Unit", t: "Unit", n: int |
         return Estimate(p, 0.0, 0.0)
     kill = kill_guess(p, dmg, t.hp + t.state["temp_hp"])
     return Estimate(p, min(dmg, p * (t.hp + t.state["temp_hp"]) + 1e-9), kill)
+
+
+def _lethal_threat(rs: "SwurpgRuleset", enc: "Encounter", t: "Unit", a: "Unit") -> float:
+    """T's best expected damage in one attack on a with a weapon that deals damage (or unarmed), wherever they stand:
+    what one of t's turns is worth to a's side."""
+    best = strike(rs, enc, t, a, None, True).expected_damage
+    for n, w in enumerate(t.stats["weapons"]):
+        if not w["stun_dc"] and w["kind"] in ("melee", "ranged"):
+            best = max(best, strike(rs, enc, t, a, n, w["kind"] == "melee").expected_damage)
+    return best
 
 
 def area(rs: "SwurpgRuleset", enc: "Encounter", a: "Unit", targets: list["Unit"], w: dict, dc: float) -> Estimate:

@@ -42,12 +42,18 @@ class SwurpgView(DefaultView):
         if key == "disengage":
             return 0.5 * threat_here - 0.5 if not can_strike() and threat_here > 0 else WASTE
         if key in ("draw", "pick_up"):
-            return self._draw_value(d.option)
+            wield = self.a.state["wield"]
+            n = d.option
+            return self._wield_value([n] + wield[1:2] if len(wield) == 2 and self.rs.main_weapon(self.a) != n
+                                     else [n])
+        if key == "stow":
+            return self._wield_value(self.a.state["wield"][:1])
         return super().misc_value(d, threat_here, can_strike)
 
-    def _draw_value(self, n: int) -> float:
-        """What taking weapon n in hand adds to the actor's best attack on a foe from where it stands (a drawn weapon
-        serves the rest of the fight: its gain counts twice), less a little for the interaction."""
+    def _wield_value(self, new: list[int]) -> float:
+        """What holding the weapons `new` instead adds to the actor's best attack on a foe from where it stands (a
+        drawn weapon, or the -5 of two weapons shed by sheathing the off-hand one, serves the rest of the fight: its
+        gain counts twice), less a little for the interaction."""
         rs, enc, a = self.rs, self.enc, self.a
         s = a.state
 
@@ -55,7 +61,7 @@ class SwurpgView(DefaultView):
             return max((rs.threat_estimate(enc, a, e)[1] for e in self.enemies), default=0.0)
         now = best()
         wield = s["wield"]
-        s["wield"] = [n] + wield[1:2] if len(wield) == 2 and rs.main_weapon(a) != n else [n]
+        s["wield"] = new
         try:
             then = best()
         finally:
