@@ -282,13 +282,14 @@ def shipped_encounters(ruleset: Ruleset) -> list[Path]:
 
 
 def held_out(policy: Policy, ruleset: Ruleset, episodes: int, seed: int = 0,
-             round_limit: int = DEFAULT_ROUND_LIMIT, workers: int = 1) -> dict[str, Any]:
+             round_limit: int | None = None, workers: int = 1) -> dict[str, Any]:
     """`policy` against the heuristic on the ruleset's shipped encounters it never trained on, and the heuristic
-    against itself on the same episodes (the control: what the heuristic's own play makes of those fights).
+    against itself on the same episodes (the control: what the heuristic's own play makes of those fights). Each
+    file is played to its own `round_limit` (a GM wrote it for that fight), unless `round_limit` overrides them.
 
     Returns {"encounters": the files played, "left_out": {file: why} (trained on, or too large for the model's
-    encoding)}, and when any file is played "vs_heuristic", "control" (`card_summary`s) and "margin" (the policy's
-    win rate minus the control's)."""
+    encoding), "round_limits": {file: rounds played to}}, and when any file is played "vs_heuristic", "control"
+    (`card_summary`s) and "margin" (the policy's win rate minus the control's)."""
     trained = {(ROOT / p).resolve() for p in (((getattr(policy, "meta", None) or {}).get("train_env") or {})
                                              .get("encounters") or [])}
     files, left_out = [], {}
@@ -300,7 +301,9 @@ def held_out(policy: Policy, ruleset: Ruleset, episodes: int, seed: int = 0,
             files.append(path)
         else:
             left_out[name] = why
-    out: dict[str, Any] = {"encounters": [str(p.relative_to(ROOT)) for p in files], "left_out": left_out}
+    names = [str(p.relative_to(ROOT)) for p in files]
+    limits = {n: round_limit or load_encounter(p, ruleset).round_limit for n, p in zip(names, files)}
+    out: dict[str, Any] = {"encounters": names, "left_out": left_out, "round_limits": limits}
     if not files:
         return out
     source = encounter_source(ruleset, files, None, round_limit)

@@ -29,14 +29,15 @@ def register(app: typer.Typer) -> None:
                                                   "+-2 points)"),
                 seed: int = typer.Option(0, "--seed", help="first evaluation seed"),
                 round_limit: int = typer.Option(20, "--round-limit", min=1,
-                                                help="rounds before a draw in the evaluation (as `tactician eval`'s)"),
+                                                help="rounds before a draw in the generated encounters' evaluation "
+                                                     "(as `tactician eval`'s); the held-out files keep their own"),
                 workers: int = typer.Option(2, "--workers", min=1,
                                             help="processes playing the evaluation (same results; 2 on 2 cores)"),
                 zoo: Path = typer.Option(None, "--zoo", help="zoo folder (default: agents/zoo)")) -> None:
         """Copy a run's model to the zoo (`zoo:<ruleset>`) and write card.yaml: config, steps, wall time,
         commit, and evaluation against random and the heuristic with 95% intervals; and (`held_out`) against the
-        heuristic on the ruleset's shipped encounters the model never trained on, beside the heuristic's own
-        figures on the same episodes (the control)."""
+        heuristic on the ruleset's shipped encounters the model never trained on, each to its own round limit,
+        beside the heuristic's own figures on the same episodes (the control)."""
         from agents.evaluate import card_summary, evaluate, held_out, source_for
         from agents.policies import ZOO, MaskablePolicy, load_policy, meta_path
 
@@ -52,7 +53,7 @@ def register(app: typer.Typer) -> None:
             summary, _ = evaluate(policy, load_policy(name, rs, seed=seed + 1), rs, episodes, seed,
                                   source_for(policy, rs, round_limit=round_limit), workers=workers)
             results[f"vs_{name}"] = card_summary(summary)
-        unseen = held_out(policy, rs, episodes, seed, round_limit, workers)
+        unseen = held_out(policy, rs, episodes, seed, workers=workers)  # each file to its own round limit
         dest = (zoo or ZOO) / rs.id
         dest.mkdir(parents=True, exist_ok=True)
         _save_light(src, dest / "model.zip")

@@ -56,12 +56,17 @@ def test_the_card_plays_the_shipped_encounters_not_trained_on_beside_the_heurist
     assert unseen["left_out"][trained] == "trained on"
     assert "maps up to 16x16" in unseen["left_out"]["configs/encounters/saga/canyon_beast.yaml"]
     rs = get_ruleset("saga")
-    source = encounter_source(rs, unseen["encounters"], None, 3)
+    # --round-limit is the generated encounters'; a held-out file is played to the round limit its GM wrote
+    card = yaml.safe_load((tmp_path / "zoo" / "saga" / "card.yaml").read_text())
+    assert card["eval"]["vs_heuristic"]["mean_rounds"] <= 3
+    assert unseen["round_limits"] == {"configs/encounters/saga/skirmish_4v4.yaml": 20}
+    assert unseen["vs_heuristic"]["mean_rounds"] > 3 and unseen["control"]["mean_rounds"] > 3
+    source = encounter_source(rs, unseen["encounters"], None, None)
     control, _ = evaluate(load_policy("heuristic", rs, seed=7), load_policy("heuristic", rs, seed=8), rs, 4, 7, source)
     assert unseen["control"]["episodes"] == unseen["vs_heuristic"]["episodes"] == 4
     assert unseen["control"]["win_rate"] == control["win_rate"]
+    assert unseen["control"]["mean_rounds"] == control["mean_rounds"]
     assert unseen["margin"] == round(unseen["vs_heuristic"]["win_rate"] - control["win_rate"], 4)
-    assert unseen["vs_heuristic"]["mean_rounds"] <= 3
     assert "held out (skirmish_4v4): win" in out.output
 
 
