@@ -3,7 +3,8 @@
 
 `--json` prints one object of the same shape whatever the number of opponents (`FORMAT` 1):
 
-    {"format": 1, "policy": "zoo:saga", "ruleset": "saga", "seed": 0, "episodes": 200, "round_limit": 20,
+    {"format": 1, "policy": "zoo:saga", "ruleset": "saga", "seed": 0, "episodes": 200,
+     "round_limit": 20 or null (each --encounter file's own),
      "encounters": ["configs/encounters/saga/cantina_ambush.yaml"] or null (random ones),
      "config": "configs/saga/skirmish.yaml" or null (--config: that config's encounters),
      "results": [{"opponent": "random", "episodes": 200, "win_rate": ..., "win_rate_ci95": [lo, hi], ...,
@@ -52,7 +53,8 @@ def register(app: typer.Typer) -> None:
               seed: int = typer.Option(0, "--seed", help="first encounter seed"),
               round_limit: Optional[int] = typer.Option(
                   None, "--round-limit", min=1, help="rounds before a draw, the same for every player and encounter "
-                                                     "(default 20, the engine's; not a model's training limit)"),
+                                                     "(default 20, the engine's, and each --encounter file's own; "
+                                                     "not a model's training limit)"),
               encounter: list[Path] = typer.Option([], "--encounter",
                                                    help="encounter file(s) instead of random encounters"),
               config: Optional[Path] = typer.Option(
@@ -71,8 +73,9 @@ def register(app: typer.Typer) -> None:
         """Win / draw / loss with 95% Wilson intervals, rounds and damage traded, on fixed seeds, both seats.
 
         The encounters are the --encounter files, else those of the --config, else those a model POLICY was trained
-        on, else random ones; every match is played with the same round limit. A model that cannot see an encounter
-        (a larger map, more units a side than its encoding) is refused."""
+        on, else random ones; every player meets them at the same round limit (an --encounter file's own unless
+        --round-limit is given: as a card's held-out figures are played). A model that cannot see an encounter (a
+        larger map, more units a side than its encoding) is refused."""
         from rich.console import Console
         from rich.table import Table
 
@@ -111,7 +114,7 @@ def register(app: typer.Typer) -> None:
         if ruleset not in available():
             fail(f"unknown ruleset '{ruleset}'; available: {', '.join(sorted(available()))}")
         rs = get_ruleset(ruleset)
-        limit = round_limit or DEFAULT_ROUND_LIMIT
+        limit = round_limit or (None if encounter else DEFAULT_ROUND_LIMIT)  # None: each file's own
         try:
             learner = load_policy(policy, rs, seed=seed)
             opponents = {v: load_policy(v, rs, seed=seed + 1) for v in vs}
@@ -138,7 +141,7 @@ def register(app: typer.Typer) -> None:
             print(json.dumps(out, indent=2))
             return
         t = Table(title=f"{policy} on {ruleset}: {episodes} episodes per opponent, seeds from {seed}, both seats, "
-                        f"{limit} rounds",
+                        + (f"{limit} rounds" if limit else "each file's round limit"),
                   caption="win / draw / loss: rate [95% Wilson interval, %]; dealt / taken: damage per battle; "
                           "lost: own units down per battle")
         for col in ("vs", "win", "draw", "loss", "rounds", "dealt", "taken", "lost"):

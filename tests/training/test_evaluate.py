@@ -200,7 +200,8 @@ def test_the_readme_shows_the_eval_json_shape():
 
 def test_one_round_limit_for_every_player():
     """The round limit comes from the evaluation, not from who plays: a model trained at 8 rounds and a rule policy
-    meet their encounters at the same limit (20 by default, `--round-limit` otherwise), encounter files too."""
+    meet their encounters at the same limit (20 by default, `--round-limit` otherwise; in `tactician eval`, an
+    encounter file's own unless `--round-limit` is given)."""
     import json
 
     from typer.testing import CliRunner
@@ -226,6 +227,14 @@ def test_one_round_limit_for_every_player():
     table = CliRunner().invoke(app, ["eval", "random", "--ruleset", "saga", "--vs", "random", "--episodes", "2",
                                      "--round-limit", "3"])
     assert "3 rounds" in table.output
+    # encounter files a GM wrote keep their own round limit unless --round-limit says otherwise (as a card's held-out
+    # figures are played): canyon_beast's 15
+    out = CliRunner().invoke(app, ["eval", "random", "--ruleset", "saga", "--vs", "random", "--episodes", "4",
+                                   "--encounter", str(canyon[0]), "--json"])
+    data = json.loads(out.stdout)
+    own, _ = evaluate(RandomPolicy(0), RandomPolicy(1), rs, 4, 0, encounter_source(rs, canyon, None, None))
+    assert data["round_limit"] is None and data["results"][0]["mean_rounds"] == own["mean_rounds"]
+    assert encounter_source(rs, canyon, None, None)(0).round_limit == 15
 
 
 def test_eval_takes_the_ruleset_from_a_model_and_asks_for_it_otherwise(tmp_path):
