@@ -9,7 +9,9 @@ Metrics (per episode, averaged): win / draw / loss with 95% Wilson intervals, ro
 taken, own units lost; and how the policy fights: `tactics/<action>_rate` (share of its decisions per
 action), `tactics/cover_rate` (its units' turns ended in cover from the nearest active enemy),
 `tactics/focus_fire` (share of its damage that went to the enemy it damaged most), `tactics/illegal_rate`
-(decisions outside the legal set; a masked policy keeps this at 0).
+(decisions outside the legal set; a masked policy keeps this at 0). With a `probe` policy (the heuristic in
+`tactician eval --agreement`), `agreement`: how often the policy's decision is the probe's at the same point (the
+probe's choice is asked, never played), and the commonest departures.
 """
 from __future__ import annotations
 
@@ -43,6 +45,7 @@ CARD_KEYS = ("episodes", "win_rate", "win_rate_ci95", "draw_rate", "draws_by_kin
 # why a battle is drawn: the round limit came with both sides standing, or the last units of both sides left the
 # fight at once (in Rise's simultaneous phases the last two creatures can down each other)
 DRAW_KINDS = ("round_limit", "none_standing")
+SAME_ACTION = "same action"  # a departure from the probe in its square or target only
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -109,6 +112,9 @@ class EpisodeStats:
     narration: list[str] = field(default_factory=list)
     final: Encounter | None = None
     draw_kind: str = ""  # a draw's cause, one of DRAW_KINDS
+    probed: int = 0  # decisions where the probe was asked its choice
+    agreed: int = 0  # ... and the policy made the same decision
+    departures: dict = field(default_factory=dict)  # (the policy's action, the probe's or SAME_ACTION) -> count
 
 
 def _in_cover(enc: Encounter, unit) -> bool:
@@ -121,14 +127,17 @@ def _in_cover(enc: Encounter, unit) -> bool:
 
 
 def play_episode(ruleset: Ruleset, enc: Encounter, learner: Policy, opponent: Policy, side: str, seed: int,
-                 narrate: bool = False) -> EpisodeStats:
+                 narrate: bool = False, probe: Policy | None = None) -> EpisodeStats:
     """One battle; `learner` plays `side`, `opponent` every other side. Dice and policies seeded by `seed`. A model
-    that cannot see the encounter (`refuse_unfit`) raises InputError."""
+    that cannot see the encounter (`refuse_unfit`) raises InputError. With `probe`, each of the learner's decisions
+    is set beside the probe's choice at the same point (asked, not played: the battle is the same without it)."""
     refuse_unfit(learner, enc)
     refuse_unfit(opponent, enc)
     b = Battle(enc, ruleset, SeededDice(seed))
     learner.reset(seed)
     opponent.reset(seed + 1)
+    if probe is not None:
+        probe.reset(seed + 2)
     events = b.start()
     mine = sum(u.side == side for u in b.enc.units)
     st = EpisodeStats(winner="", side=side, rounds=0, size=f"{mine}v{len(b.enc.units) - mine}")
@@ -147,6 +156,14 @@ def play_episode(ruleset: Ruleset, enc: Encounter, learner: Policy, opponent: Po
                 st.illegal += 1
                 d = END
             st.actions[d.action] = st.actions.get(d.action, 0) + 1
+            if probe is not None:
+                h = probe.choose(b)
+                st.probed += 1
+                if h == d:
+                    st.agreed += 1
+                else:
+                    key = (d.action, SAME_ACTION if h.action == d.action else h.action)
+                    st.departures[key] = st.departures.get(key, 0) + 1
         elif d is None or not b.is_legal(d):
             d = END
         events = b.step(d)
@@ -219,7 +236,7 @@ def summarise(stats: list[EpisodeStats], catalogue: list[str] | None = None) -> 
     tactics["cover_rate"] = sum(s.turns_in_cover for s in stats) / turns if turns else 0.0
     tactics["focus_fire"] = mean(focus)
     tactics["illegal_rate"] = sum(s.illegal for s in stats) / decisions if decisions else 0.0
-    return {
+    out = {
         "episodes": n, "wins": wins, "draws": draws, "losses": losses,
         "win_rate": wins / n if n else 0.0, "draw_rate": draws / n if n else 0.0,
         "loss_rate": losses / n if n else 0.0,
@@ -231,17 +248,37 @@ def summarise(stats: list[EpisodeStats], catalogue: list[str] | None = None) -> 
         "draws_by_kind": {kind: sum(s.draw_kind == kind for s in stats) for kind in DRAW_KINDS},
         "decisions": decisions, "by_seat": by_seat, "by_size": by_size, "tactics": tactics,
     }
+    probed = sum(s.probed for s in stats)
+    if probed:
+        out["agreement"] = agreement(stats, probed)
+    return out
+
+
+def agreement(stats: list[EpisodeStats], probed: int, top: int = 8) -> dict[str, Any]:
+    """How often the policy decided as the probe would have: {"decisions", "rate" (the same decision),
+    "same_action_rate" (the same action, whatever its square or target), "departures": the `top` commonest
+    [{"policy": action, "probe": action or SAME_ACTION, "share": of all probed decisions}]}."""
+    counts: dict[tuple[str, str], int] = {}
+    for s in stats:
+        for k, v in s.departures.items():
+            counts[k] = counts.get(k, 0) + v
+    agreed = sum(s.agreed for s in stats)
+    same = agreed + sum(v for (_, h), v in counts.items() if h == SAME_ACTION)
+    common = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+    return {"decisions": probed, "rate": agreed / probed, "same_action_rate": same / probed,
+            "departures": [{"policy": a, "probe": h, "share": v / probed} for (a, h), v in common]}
 
 
 def evaluate(policy: Policy, opponent: Policy, ruleset: Ruleset | str, episodes: int = 40, seed: int = 0,
              source: EncounterSource | None = None, narrate_first: bool = False,
              progress: Callable[[int], None] | None = None,
-             workers: int = 1) -> tuple[dict[str, Any], list[EpisodeStats]]:
+             workers: int = 1, probe: Policy | None = None) -> tuple[dict[str, Any], list[EpisodeStats]]:
     """Play `episodes` battles (both seats of each encounter); returns (summary, per-episode stats).
 
     With `narrate_first`, the first episode's narration and final encounter are kept (`stats[0]`). With
     `workers` > 1 the episodes are shared out over that many forked processes: each episode depends only on
-    its seed (the policies are reset with it), so the results are the same as with one.
+    its seed (the policies are reset with it), so the results are the same as with one. With `probe`, the
+    summary's `agreement` sets the policy's decisions beside the probe's (`play_episode`).
     """
     rs = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     source = source or encounter_source(rs)
@@ -249,7 +286,8 @@ def evaluate(policy: Policy, opponent: Policy, ruleset: Ruleset | str, episodes:
 
     def one(i: int) -> EpisodeStats:
         s = seed + i // 2
-        return play_episode(rs, source(s), policy, opponent, sides[i % 2], s, narrate=narrate_first and i == 0)
+        return play_episode(rs, source(s), policy, opponent, sides[i % 2], s, narrate=narrate_first and i == 0,
+                            probe=probe)
 
     stats: list[EpisodeStats] = []
     for i in range(episodes if workers <= 1 or "fork" not in mp.get_all_start_methods() else 1):

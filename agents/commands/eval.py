@@ -1,5 +1,5 @@
 """`tactician eval POLICY [--ruleset R] [--vs random|heuristic|POLICY ...] [--episodes N] [--seed S]
-[--round-limit N] [--encounter FILE ...] [--config TRAINING_CONFIG] [--control] [--json]`.
+[--round-limit N] [--encounter FILE ...] [--config TRAINING_CONFIG] [--control] [--agreement] [--json]`.
 
 `--json` prints one object of the same shape whatever the number of opponents (`FORMAT` 1):
 
@@ -8,11 +8,12 @@
      "encounters": ["configs/encounters/saga/cantina_ambush.yaml"] or null (random ones),
      "config": "configs/saga/skirmish.yaml" or null (--config: that config's encounters),
      "results": [{"opponent": "random", "episodes": 200, "win_rate": ..., "win_rate_ci95": [lo, hi], ...,
-                  "by_seat": {...}, "by_size": {...}, "tactics": {...}, "control": null}, ...]}
+                  "by_seat": {...}, "by_size": {...}, "tactics": {...}, "control": null, "agreement": null}, ...]}
 
 one entry of `results` per `--vs`, in the order given, each the summary of `agents.evaluate.summarise`; with
 `--control`, its "control" is the heuristic's own figures against that opponent on the same episodes
-(`agents.evaluate.card_summary`: win, draw and loss rates, rounds, by size).
+(`agents.evaluate.card_summary`: win, draw and loss rates, rounds, by size); with `--agreement`, its "agreement"
+sets POLICY's decisions beside the heuristic's choices at the same points (`agents.evaluate.agreement`).
 """
 from __future__ import annotations
 
@@ -62,6 +63,9 @@ def register(app: typer.Typer) -> None:
                                          "generator), e.g. for the heuristic's own figures on a model's encounters"),
               workers: int = typer.Option(1, "--workers", min=1,
                                           help="processes playing the episodes (same results; 2 on 2 cores)"),
+              agreement: bool = typer.Option(False, "--agreement",
+                                             help="also ask the heuristic its choice at each of POLICY's decisions "
+                                                  "(never played): how often they agree, and where POLICY departs"),
               control: bool = typer.Option(False, "--control",
                                            help="also play the heuristic in POLICY's place on the same episodes "
                                                 "(what the heuristic's own play makes of these encounters), per "
@@ -79,7 +83,7 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
         from rich.table import Table
 
-        from agents.evaluate import DEFAULT_ROUND_LIMIT, card_summary, evaluate, source_for
+        from agents.evaluate import DEFAULT_ROUND_LIMIT, SAME_ACTION, card_summary, evaluate, source_for
         from agents.forked import WorkerDied
         from agents.policies import load_policy
         from engine.core.errors import InputError
@@ -124,7 +128,8 @@ def register(app: typer.Typer) -> None:
         results, controls = {}, {}
         for name, opp in opponents.items():
             try:
-                results[name], _ = evaluate(learner, opp, rs, episodes, seed, source, workers=workers)
+                probe = load_policy("heuristic", rs, seed=seed) if agreement else None
+                results[name], _ = evaluate(learner, opp, rs, episodes, seed, source, workers=workers, probe=probe)
                 if control:
                     controls[name], _ = evaluate(load_policy("heuristic", rs, seed=seed), opp, rs, episodes, seed,
                                                  source, workers=workers)
@@ -136,8 +141,8 @@ def register(app: typer.Typer) -> None:
             out = {"format": FORMAT, "policy": policy, "ruleset": ruleset, "seed": seed, "episodes": episodes,
                    "round_limit": limit, "encounters": [str(p) for p in encounter] or None,
                    "config": str(config) if config is not None else None,
-                   "results": [{"opponent": name, **s, "control": card_summary(controls[name]) if control else None}
-                               for name, s in results.items()]}
+                   "results": [{"opponent": name, **s, "control": card_summary(controls[name]) if control else None,
+                                "agreement": s.get("agreement")} for name, s in results.items()]}
             print(json.dumps(out, indent=2))
             return
         t = Table(title=f"{policy} on {ruleset}: {episodes} episodes per opponent, seeds from {seed}, both seats, "
@@ -163,6 +168,14 @@ def register(app: typer.Typer) -> None:
             if s["draws"]:
                 console.print(f"  vs {name}, draws: {kinds.get('round_limit', 0)} at the round limit, "
                               f"{kinds.get('none_standing', 0)} with no side left standing",
+                              highlight=False)
+        for name, s in results.items():  # where it departs from the heuristic's choices
+            a = s.get("agreement")
+            if a:
+                parts = ", ".join((f"{d['policy']} on another square or target" if d["probe"] == SAME_ACTION else
+                                   f"{d['policy']} for {d['probe']}") + f" {d['share']:.1%}" for d in a["departures"][:5])
+                console.print(f"  vs {name}, the heuristic's own choice on {a['rate']:.1%} of {a['decisions']} "
+                              f"decisions (its action {a['same_action_rate']:.1%}); departs most: {parts}",
                               highlight=False)
         for name, s in results.items():  # where it wins and loses: by the units a side (the policy's side first)
             if len(s["by_size"]) > 1:

@@ -44,6 +44,31 @@ def test_evaluation_plays_both_seats_of_each_encounter():
     assert again == summary
 
 
+def test_agreement_sets_the_policys_decisions_beside_the_probes_without_changing_the_battles():
+    """`probe`: at each of the policy's decisions the probe's choice is asked, never played; the summary's
+    `agreement` counts the same decisions, the same actions, and the commonest departures."""
+    from agents.evaluate import SAME_ACTION
+
+    rs = get_ruleset("saga")
+    plain, _ = evaluate(RandomPolicy(1), HeuristicPolicy(2), rs, episodes=6, seed=3, source=_small_source(rs))
+    probed, stats = evaluate(RandomPolicy(1), HeuristicPolicy(2), rs, episodes=6, seed=3, source=_small_source(rs),
+                             probe=HeuristicPolicy(5))
+    a = probed.pop("agreement")
+    assert probed == plain and "agreement" not in plain  # the same battles, decision for decision
+    assert a["decisions"] == plain["decisions"] == sum(s.probed for s in stats)
+    assert 0 <= a["rate"] <= a["same_action_rate"] <= 1
+    for s in stats:
+        assert s.agreed + sum(s.departures.values()) == s.probed == s.decisions
+    assert a["departures"] and all(d["policy"] != d["probe"] for d in a["departures"])
+    shares = [d["share"] for d in a["departures"]]
+    assert shares == sorted(shares, reverse=True) and a["rate"] + sum(shares) <= 1 + 1e-9
+    # the heuristic probed by itself agrees but for ties between equal squares; random play hardly ever does
+    own, _ = evaluate(HeuristicPolicy(1), HeuristicPolicy(2), rs, episodes=6, seed=3, source=_small_source(rs),
+                      probe=HeuristicPolicy(1))
+    assert own["agreement"]["same_action_rate"] > 0.9 and own["agreement"]["rate"] > 0.6 > 0.3 > a["rate"]
+    assert all(d["probe"] == SAME_ACTION for d in own["agreement"]["departures"][:1])
+
+
 def test_results_are_broken_down_by_the_units_a_side():
     """by_size: the episodes of each size ("2v2": the policy's side first), adding up to the whole."""
     rs = get_ruleset("saga")
@@ -232,6 +257,7 @@ def test_one_round_limit_for_every_player():
     out = CliRunner().invoke(app, ["eval", "random", "--ruleset", "saga", "--vs", "random", "--episodes", "4",
                                    "--encounter", str(canyon[0]), "--json"])
     data = json.loads(out.stdout)
+    assert data["results"][0]["agreement"] is None  # without --agreement
     own, _ = evaluate(RandomPolicy(0), RandomPolicy(1), rs, 4, 0, encounter_source(rs, canyon, None, None))
     assert data["round_limit"] is None and data["results"][0]["mean_rounds"] == own["mean_rounds"]
     assert encounter_source(rs, canyon, None, None)(0).round_limit == 15
