@@ -248,13 +248,12 @@ def summarise(stats: list[EpisodeStats], catalogue: list[str] | None = None) -> 
         "draws_by_kind": {kind: sum(s.draw_kind == kind for s in stats) for kind in DRAW_KINDS},
         "decisions": decisions, "by_seat": by_seat, "by_size": by_size, "tactics": tactics,
     }
-    probed = sum(s.probed for s in stats)
-    if probed:
-        out["agreement"] = agreement(stats, probed)
+    if any(s.probed for s in stats):
+        out["agreement"] = agreement(stats)
     return out
 
 
-def agreement(stats: list[EpisodeStats], probed: int, top: int = 8) -> dict[str, Any]:
+def agreement(stats: list[EpisodeStats], top: int = 8) -> dict[str, Any]:
     """How often the policy decided as the probe would have: {"decisions", "rate" (the same decision),
     "same_action_rate" (the same action, whatever its square or target), "departures": the `top` commonest
     [{"policy": action, "probe": action or SAME_ACTION, "share": of all probed decisions}]}."""
@@ -262,7 +261,7 @@ def agreement(stats: list[EpisodeStats], probed: int, top: int = 8) -> dict[str,
     for s in stats:
         for k, v in s.departures.items():
             counts[k] = counts.get(k, 0) + v
-    agreed = sum(s.agreed for s in stats)
+    probed, agreed = sum(s.probed for s in stats), sum(s.agreed for s in stats)
     same = agreed + sum(v for (_, h), v in counts.items() if h == SAME_ACTION)
     common = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
     return {"decisions": probed, "rate": agreed / probed, "same_action_rate": same / probed,

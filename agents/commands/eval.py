@@ -172,8 +172,9 @@ def register(app: typer.Typer) -> None:
         for name, s in results.items():  # where it departs from the heuristic's choices
             a = s.get("agreement")
             if a:
-                parts = ", ".join((f"{d['policy']} on another square or target" if d["probe"] == SAME_ACTION else
-                                   f"{d['policy']} for {d['probe']}") + f" {d['share']:.1%}" for d in a["departures"][:5])
+                parts = ", ".join(f"{d['policy']} " + ("on another square or target" if d["probe"] == SAME_ACTION
+                                                         else f"for {d['probe']}") + f" {d['share']:.1%}"
+                                  for d in a["departures"][:5])
                 console.print(f"  vs {name}, the heuristic's own choice on {a['rate']:.1%} of {a['decisions']} "
                               f"decisions (its action {a['same_action_rate']:.1%}); departs most: {parts}",
                               highlight=False)
