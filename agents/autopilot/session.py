@@ -219,6 +219,14 @@ class Session(SessionCore):
                             "(the rest are rolled): ").strip()
             if not line:
                 return None
+            word = line.lower()
+            if word in ("quit", "exit"):
+                raise Quit()
+            if word in ("help", "?"):
+                self.say("Type each initiative total you rolled at the table as NAME NUMBER, commas between them "
+                         "(e.g. Kira 18, Trooper 1 12); units you leave out are rolled. Enter rolls for everyone; "
+                         "quit leaves. Units: " + ", ".join(u.name for u in enc.units))
+                continue
             try:
                 return parse_initiative(line, enc)
             except InputError as e:

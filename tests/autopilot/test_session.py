@@ -322,3 +322,15 @@ def test_set_names_the_rulesets_declared_corrections_first_and_still_takes_other
     assert f"{RS.name}'s corrections" in help_lines[at]
     assert [line.split(":")[0].strip() for line in help_lines[at + 1:at + 1 + len(declared)]] == declared
     assert "or any other number of the unit's state" in help_lines[at + 1 + len(declared)]
+
+
+def test_help_and_quit_at_the_initiative_prompt(yard):
+    table = Table(["help", "Kira", "quit"], lambda t, p: "quit")
+    s = Session(yard, RS, RandomPolicy(1), None, seed=1, ask=table.ask, say=table.say)
+    result = s.run()
+    assert result.quit and result.decisions == 0
+    assert "Type each initiative total you rolled" in table.text
+    assert "Units: Kira, Dax, Trooper 1, Trooper 2" in table.text
+    assert "'Kira' is not NAME NUMBER" in table.text
+    assert sum("Initiative:" in p for p in table.prompts) == 3   # help asks again; quit asks nothing more
+    assert not s.enc.order
