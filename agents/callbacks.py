@@ -49,7 +49,8 @@ def run_evaluation(cfg: TrainConfig, model, episodes: int, narrate: bool = True)
     """Evaluate the live model against every `eval.opponents` entry; returns per-opponent summaries,
     the pooled summary ("all") and the narrated sample battle ("sample": its EpisodeStats)."""
     rs = get_ruleset(cfg.ruleset)
-    learner = ModelPolicy(model, rs, cfg.env.max_per_side, tuple(cfg.env.map_size), prior=cfg.env.observation_prior)
+    learner = ModelPolicy(model, rs, cfg.env.max_per_side, tuple(cfg.env.map_size), prior=cfg.env.observation_prior,
+                          intent=cfg.env.intent)
     source = eval_source(cfg)
     out: dict[str, Any] = {"vs": {}}
     pooled = []

@@ -43,7 +43,7 @@ def save_model(model, path: Path, cfg: TrainConfig, light: bool = False, **extra
         path = path.with_name(path.name + ".zip")
     e = cfg.env
     write_meta(path, get_ruleset(cfg.ruleset), e.max_per_side, tuple(e.map_size), prior=e.observation_prior,
-               steps=int(model.num_timesteps),
+               intent=e.intent, steps=int(model.num_timesteps),
                run=cfg.name, train_env=e.trained_on(), **extra)
     return path
 

@@ -214,6 +214,9 @@ class EnvConfig(_Section):
         "none", description="'heuristic': the observation ends with the heuristic's score of every action and "
                             "the policy adds it to its logits (agents/prior_policy.py); no imitation is needed")
 
+    intent: bool = Field(False, description="true: the observation also holds what the heuristic would have each "
+                                            "enemy do now, a model of the other side (envs/intent.py; slower steps)")
+
     @property
     def observation_prior(self) -> str | None:
         """The observation's prior block (the encoder's `prior`, envs/prior.py), or None."""

@@ -35,12 +35,12 @@ def meta_path(model_path: str | Path) -> Path:
 
 
 def write_meta(model_path: str | Path, ruleset: Ruleset, max_per_side: int, map_size: tuple[int, int],
-               prior: str | None = None, **extra) -> dict:
+               prior: str | None = None, intent: bool = False, **extra) -> dict:
     codec = ActionCodec(ruleset, max_per_side, *map_size)
-    enc = ObservationEncoder(ruleset, max_per_side, *map_size, prior=prior)
+    enc = ObservationEncoder(ruleset, max_per_side, *map_size, prior=prior, intent=intent)
     meta = {"env_id": env_id(ruleset), "ruleset": ruleset.id, "max_per_side": max_per_side,
             "map_size": list(map_size), "encoding_signature": f"v{ENCODING_VERSION}-{codec.signature}-{enc.size}",
-            **({"prior": prior} if prior else {}), **extra}
+            **({"prior": prior} if prior else {}), **({"intent": True} if intent else {}), **extra}
     meta_path(model_path).write_text(json.dumps(meta, indent=2))
     return meta
 
@@ -66,7 +66,11 @@ def checked_meta(path: str | Path, ruleset: Ruleset | None = None
     if prior not in (None, "heuristic"):
         raise InputError(f"the model's observation has a '{prior}' prior this version does not know", str(path),
                          "retrain the model with this version (tactician train)")
-    encoder = ObservationEncoder(ruleset, meta["max_per_side"], w, h, prior=prior)
+    intent = meta.get("intent", False)
+    if intent not in (False, True):
+        raise InputError(f"the model's meta has intent {intent!r}; this version knows true or false", str(path),
+                         "retrain the model with this version (tactician train)")
+    encoder = ObservationEncoder(ruleset, meta["max_per_side"], w, h, prior=prior, intent=intent)
     mine = f"v{ENCODING_VERSION}-{codec.signature}-{encoder.size}"
     if meta["encoding_signature"] != mine:
         raise InputError(f"the model was trained on encoding {meta['encoding_signature']} "
@@ -219,10 +223,10 @@ class ModelPolicy(MaskablePolicy):
     """A live (in-memory) MaskablePPO model as a masked engine Policy, for evaluation during training."""
 
     def __init__(self, model, ruleset: Ruleset, max_per_side: int, map_size: tuple[int, int],
-                 deterministic: bool = True, seed: int | None = 0, prior: str | None = None):
+                 deterministic: bool = True, seed: int | None = 0, prior: str | None = None, intent: bool = False):
         self.ruleset, self.model, self.max_per_side = ruleset, model, max_per_side
         self.codec = ActionCodec(ruleset, max_per_side, *map_size)
-        self.encoder = ObservationEncoder(ruleset, max_per_side, *map_size, prior=prior)
+        self.encoder = ObservationEncoder(ruleset, max_per_side, *map_size, prior=prior, intent=intent)
         self.meta = {"map_size": list(map_size), "max_per_side": max_per_side}
         self.deterministic, self.name = deterministic, "learner"
         self._rng = np.random.default_rng(seed)

@@ -140,7 +140,8 @@ def env_kwargs(cfg: TrainConfig) -> dict[str, Any]:
     e = cfg.env
     return {"ruleset": cfg.ruleset, "encounters": list(e.encounters) or None, "generator": e.generator.kwargs(),
             "learner_side": e.learner_side, "max_per_side": e.max_per_side, "map_size": tuple(e.map_size),
-            "round_limit": e.round_limit, "rewards": e.rewards.model_dump(), "prior": e.observation_prior}
+            "round_limit": e.round_limit, "rewards": e.rewards.model_dump(), "prior": e.observation_prior,
+            "intent": e.intent}
 
 
 def make_vec_env(cfg: TrainConfig, league: League | None = None):
@@ -271,7 +272,29 @@ def init_weights(cfg: TrainConfig, model, path: str | Path) -> None:
     if src_arch != want_arch or src_act != want_act:
         raise ConfigError(f"train.init_from: {path} has net_arch {src_arch} and activation {src_act}; "
                           f"this config has ppo.net_arch {list(cfg.ppo.net_arch)} and activation {want_act}")
-    model.policy.load_state_dict(_widened(params["policy"], model.policy.state_dict(), path), strict=True)
+    if meta.get("intent", False) != e.intent and not e.intent:
+        raise ConfigError(f"train.init_from: {path} reads the enemies' intent (env.intent); set env.intent: true")
+    source = params["policy"]
+    if e.intent and not meta.get("intent", False):
+        source = _with_intent(source, cfg)
+    model.policy.load_state_dict(_widened(source, model.policy.state_dict(), path), strict=True)
+
+
+def _with_intent(source: dict, cfg: TrainConfig) -> dict:
+    """A policy's state dict trained without the intent block (envs/intent.py) for an observation with it: both
+    first layers read the block's values with zero weights, so the policy plays and values exactly as before."""
+    from envs.observation import ObservationEncoder
+
+    e = cfg.env
+    enc = ObservationEncoder(get_ruleset(cfg.ruleset), e.max_per_side, *e.map_size, intent=True)
+    at, n = enc.core_size, enc.size - enc.core_size
+    out = dict(source)
+    for key in ("mlp_extractor.policy_net.0.weight", "mlp_extractor.value_net.0.weight"):
+        w = source[key]
+        out[key] = w.new_zeros((w.shape[0], w.shape[1] + n))
+        out[key][:, :at] = w[:, :at]
+        out[key][:, at + n:] = w[:, at:]
+    return out
 
 
 def _widened(source: dict, target: dict, path: Path) -> dict:

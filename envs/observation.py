@@ -9,6 +9,8 @@ Layout:
             damage / hp), its best attack on the actor (hit chance, expected damage / actor hp)
   map       planes of a (2R+1)^2 window around the actor: impassable, low cover, heavy cover, difficult,
             closed door, ally, enemy, threatened by an enemy (the ruleset's `threatens`), off map
+  intent    (with `intent=True`) per enemy row what the heuristic would have it do now (envs/intent.py)
+  prior     (with `prior="heuristic"`) the heuristic's score of every action index (envs/prior.py)
 
 The ruleset supplies the features and threat estimates of the unit rows through `observation_parts(enc, actor,
 units)` when it has one (else `unit_features` and `threat_estimate` both ways): a sequence of (features, threat
@@ -38,7 +40,7 @@ class ObservationEncoder:
     """Encodes an encounter as seen by its actor into the fixed-size float32 vector described above."""
 
     def __init__(self, ruleset: Ruleset, max_per_side: int, map_w: int, map_h: int, radius: int = 7,
-                 prior: str | None = None):
+                 prior: str | None = None, intent: bool = False):
         self.ruleset, self.max_per_side, self.map_w, self.map_h, self.radius = \
             ruleset, max_per_side, map_w, map_h, radius
         self.slot_names = list(ruleset.economy.slots)
@@ -47,7 +49,15 @@ class ObservationEncoder:
         self.n_rows = 2 * max_per_side
         self.side = 2 * radius + 1
         self.size = self.n_global + self.n_rows * self.unit_width + len(PLANES) * self.side * self.side
-        # `prior="heuristic"`: a block of one value per action index after the rest (see envs/prior.py)
+        self.core_size = self.size
+        # `intent=True`: a block of the enemies' predicted plans after the map (see envs/intent.py)
+        self.intent = None
+        if intent:
+            from .intent import EnemyIntent
+            self.intent = EnemyIntent(ruleset, max_per_side, map_w, map_h)
+            self.size += self.intent.size
+        # `prior="heuristic"`: a block of one value per action index after the rest (see envs/prior.py); a policy
+        # reads everything before it (`base_size`) through its network
         self.base_size, self.prior = self.size, None
         if prior == "heuristic":
             from .codec import ActionCodec
@@ -78,7 +88,10 @@ class ObservationEncoder:
         base = obs
         if self.prior is not None:
             self.prior.fill(enc, actor, obs[self.base_size:], battle)
-            base = obs[:self.base_size]
+        if self.intent is not None:
+            self.intent.fill(enc, actor, obs[self.core_size:self.base_size])
+        if self.core_size != self.size:
+            base = obs[:self.core_size]
         if _native is not None:
             _native.encode(base, enc, actor, self._spec, enc.grid.kind_codes(), parts, self._threat_reach)
         else:

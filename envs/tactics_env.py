@@ -53,7 +53,8 @@ class TacticsEnv(gym.Env):
     ## Observation Space
     `Box(-5, 5, (size,), float32)`: globals (round, budget left, phase), a row per unit (the acting unit,
     its allies, the other side; position, HP, the ruleset's features, attack estimates both ways) and map
-    planes around the acting unit (see `envs.observation.ObservationEncoder`).
+    planes around the acting unit (see `envs.observation.ObservationEncoder`); optionally the enemies' predicted
+    plans (`intent`) and the heuristic's score of every action (`prior`).
 
     ## Rewards
     +`win` / `loss` / `draw` at the end; shaping from events: `damage_dealt` and `damage_taken` (as a share
@@ -70,7 +71,8 @@ class TacticsEnv(gym.Env):
     Encounter objects; otherwise random ones from `generator` kwargs of `engine.core.generate.random_encounter`),
     `learner_side` (a side or "random"), `opponent` ("random", "heuristic", a Policy, or a callable returning one),
     `max_per_side`, `map_size`, `rewards`, `prior` ("heuristic": the observation ends with the heuristic's score
-    of every action, `envs/prior.py`).
+    of every action, `envs/prior.py`), `intent` (True: the observation holds what the heuristic would have each
+    enemy do now, `envs/intent.py`).
 
     ## Rendering
     `render_mode="rgb_array"`: `render()` is the map picture (`envs.render.map_picture`: squares, units with
@@ -87,13 +89,13 @@ class TacticsEnv(gym.Env):
                  opponent: str | Policy | Callable[[], Policy] = "heuristic", max_per_side: int = 4,
                  map_size: tuple[int, int] = (16, 16), round_limit: int | None = None,
                  rewards: dict[str, float] | None = None, record_events: bool = False,
-                 render_mode: str | None = None, prior: str | None = None):
+                 render_mode: str | None = None, prior: str | None = None, intent: bool = False):
         super().__init__()
         self.rs = _ruleset(ruleset)
         self.map_w, self.map_h = map_size
         self.max_per_side = max_per_side
         self.codec = ActionCodec(self.rs, max_per_side, self.map_w, self.map_h)
-        self.encoder = ObservationEncoder(self.rs, max_per_side, self.map_w, self.map_h, prior=prior)
+        self.encoder = ObservationEncoder(self.rs, max_per_side, self.map_w, self.map_h, prior=prior, intent=intent)
         self.encounters = [e if isinstance(e, Encounter) else load_encounter(e, self.rs) for e in encounters or []]
         for e in self.encounters:
             self._check_fits(e)
