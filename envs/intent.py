@@ -5,7 +5,7 @@ battle with the enemy as the acting unit, its budget fresh, played by the heuris
 dice of the real battle are rolled and the battle is not touched). In a simultaneous phase (Rise) every choice is
 made against the state the phase began with, so the plan is what a heuristic enemy commits in this phase (its
 hidden choice is never read: the copy drops it); in sequential turns it is what the enemy would do if its turn came
-now, a guess at its next turn. Against other opponents (players at the table, other policies) it is the guess of a
+at the start of the acting unit's turn (made again after the acting unit's attacks), a guess at its next turn. Against other opponents (players at the table, other policies) it is the guess of a
 sensible player.
 
 Per enemy row of the observation (the other side in unit-id order, `max_per_side` rows), `width(max_per_side)`
@@ -47,9 +47,9 @@ class EnemyIntent:
         self.size = max_per_side * width(max_per_side)
         self.heuristic = HeuristicPolicy(0)
         self.tactics = tactics_for(ruleset)
-        # the plans of a simultaneous phase, made once a phase (`_plans`)
-        self._phase_key: tuple | None = None
-        self._phase_plans: dict[int, list[Decision]] = {}
+        # the plans kept, and what they were made for (`_plans`)
+        self._key: tuple | None = None
+        self._plans_kept: dict[int, list[Decision]] = {}
 
     def plan(self, enc: Encounter, enemy: Unit) -> list[Decision]:
         """The heuristic's decisions for `enemy` if it acted now (empty if it would only end its turn)."""
@@ -71,25 +71,30 @@ class EnemyIntent:
         out: list[Decision] = []
         heur = self.heuristic
         while len(out) < MAX_DECISIONS and sim.winner is None and sim.actor is e:
-            heur.reset(0)  # the tie-breaking jitter from the same seed: the plan depends on the state alone
-            d = heur.choose(b)
+            # the heuristic's choice (`choose`), its tie-breaking jitter restarted: the plan depends on the state alone
+            d = max(heur.scores(b, seed=0), key=lambda x: x[1])[0]
             if d == END:
                 break
             out.append(d)
             b.step(d)
         return out
 
-    def _plans(self, enc: Encounter, enemies: list[Unit]) -> dict[int, list[Decision]]:
+    def _plans(self, enc: Encounter, actor: Unit, enemies: list[Unit]) -> dict[int, list[Decision]]:
+        """The enemies' plans, made again only when what they depend on changes. In a simultaneous phase the state
+        stays the phase's start until it resolves (choices are hidden): once a phase. In sequential turns once a
+        turn of the acting unit, and again when hit points change (its attacks) or another unit's square (a GM's
+        correction); its own moves in its turn do not make them again. The key holds the encounter itself, so that
+        its id is not reused by another while the plans are kept."""
         rs = self.ruleset
-        if rs.phases[enc.phase_index] not in rs.simultaneous:
-            return {e.id: self.plan(enc, e) for e in enemies}
-        # within a simultaneous phase the state stays the phase's start (choices are hidden until it resolves); a
-        # GM's correction changes hit points or squares. The key holds the encounter itself, so that its id is not
-        # reused by another while the plans are kept.
-        key = (enc, enc.round, enc.phase_index, tuple((u.hp, u.pos) for u in enc.units))
-        if self._phase_key is None or key[0] is not self._phase_key[0] or key[1:] != self._phase_key[1:]:
-            self._phase_key, self._phase_plans = key, {}
-        got = self._phase_plans
+        if rs.phases[enc.phase_index] in rs.simultaneous:
+            key = (enc, enc.round, enc.phase_index, None, tuple((u.hp, u.pos) for u in enc.units))
+        else:
+            key = (enc, enc.round, enc.phase_index, enc.turn,
+                   tuple((u.hp, None if u is actor else u.pos) for u in enc.units))
+        old = self._key
+        if old is None or key[0] is not old[0] or key[1:] != old[1:]:
+            self._key, self._plans_kept = key, {}
+        got = self._plans_kept
         for e in enemies:
             if e.id not in got:
                 got[e.id] = self.plan(enc, e)
@@ -104,7 +109,7 @@ class EnemyIntent:
         mine = [actor] + [u for u in enc.units if u.side == side and u.id != actor.id][:self.max_per_side - 1]
         slot = {u.id: i for i, u in enumerate(mine)}
         enemies = [u for u in enc.units if u.side != side][:self.max_per_side]
-        plans = self._plans(enc, [e for e in enemies if e.active])
+        plans = self._plans(enc, actor, [e for e in enemies if e.active])
         w, n = width(self.max_per_side), self.max_per_side
         ax, ay = actor.pos
         kind, units = self.tactics.kind, enc.units
