@@ -90,3 +90,23 @@ def test_the_block_changes_nothing_in_the_battle(rid):
         return log
 
     assert play(True) == play(False)
+
+
+def test_sequential_plans_are_kept_for_the_turn_until_hit_points_or_other_squares_change():
+    env = TacticsEnv("starship", generator=_skirmish("starship"), opponent="heuristic", intent=True, round_limit=6)
+    env.reset(seed=2)
+    intent, enc = env.encoder.intent, env.battle.enc
+    actor = enc.actor
+    enemies = [u for u in enc.units if u.side != actor.side and u.active]
+    kept = intent._plans(enc, actor, enemies)
+    assert intent._plans(enc, actor, enemies) is kept
+    x, y = actor.pos
+    actor.pos = (x + 1, y)  # its own moves in its turn: the same plans
+    assert intent._plans(enc, actor, enemies) is kept
+    enemies[0].hp -= 1
+    again = intent._plans(enc, actor, enemies)
+    assert again is not kept and set(again) == {e.id for e in enemies}
+    assert intent._plans(enc, actor, enemies) is again
+    x, y = enemies[0].pos
+    enemies[0].pos = (x + 1, y)  # another unit placed elsewhere (a GM's correction): made again
+    assert intent._plans(enc, actor, enemies) is not again
