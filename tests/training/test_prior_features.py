@@ -1,5 +1,6 @@
 """ppo.prior_features: the actor's MLP of a PriorPolicy also reads the prior block (projected), and a model trained
-without it continues with it, playing exactly as before at the start."""
+without it continues with it, playing exactly as before at the start; so does a model trained without the enemies'
+intent block (env.intent) with it."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,6 +11,8 @@ from agents.checkpoints import save_model
 from agents.config import ConfigError, load_config
 from agents.policies import MaskablePolicy
 from agents.train import build_model, init_weights, make_vec_env
+from engine.rulesets import get_ruleset
+from envs.observation import ObservationEncoder
 
 SMALL = ["train.n_envs=2", "ppo.n_steps=32", "ppo.batch_size=64", "train.total_timesteps=64", "env.prior=heuristic",
          "ppo.net_arch=[16, 16]", "ppo.activation=relu", "env.opponent=heuristic", "imitation.samples=0"]
@@ -23,6 +26,12 @@ def _actor_logits(model, obs: np.ndarray) -> torch.Tensor:
     pol = model.policy
     with torch.no_grad():
         return pol.action_net(pol.mlp_extractor.forward_actor(torch.as_tensor(obs)))
+
+
+def _values(model, obs: np.ndarray) -> torch.Tensor:
+    pol = model.policy
+    with torch.no_grad():
+        return pol.value_net(pol.mlp_extractor.forward_critic(torch.as_tensor(obs)))
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +65,38 @@ def test_a_model_without_prior_features_continues_with_them_playing_as_before(se
     with torch.no_grad():
         first[:, ext.base_dim:] = 0.5
     assert not torch.equal(_actor_logits(model, obs), _actor_logits(source, obs))
+
+
+def test_a_model_without_intent_continues_with_it_as_before(setting, tmp_path):
+    path, source, venv, _ = setting
+    wide_cfg = _config("env.intent=true")
+    wide_venv = make_vec_env(wide_cfg)
+    obs = np.concatenate([wide_venv.reset()] + [wide_venv.step(np.zeros(2, dtype=np.int64))[0] for _ in range(3)])
+    model = build_model(wide_cfg, wide_venv)
+    wide_venv.close()
+    e = wide_cfg.env  # the block sits between the map planes and the prior block
+    encoder = ObservationEncoder(get_ruleset(wide_cfg.ruleset), e.max_per_side, *e.map_size, prior="heuristic",
+                                 intent=True)
+    block = slice(encoder.core_size, encoder.core_size + encoder.intent.size)
+    assert obs[:, block].any()  # the enemies' plans are there
+    narrow = np.delete(obs, np.r_[block], axis=1)
+
+    init_weights(wide_cfg, model, path)
+    assert torch.allclose(_actor_logits(model, obs), _actor_logits(source, narrow), atol=1e-6)
+    assert torch.allclose(_values(model, obs), _values(source, narrow), atol=1e-6)
+    first = model.policy.mlp_extractor.policy_net[0].weight
+    assert not first[:, block].any()
+    with torch.no_grad():  # the block's inputs are live: weights on them change the logits
+        first[:, block] = 0.5
+    assert not torch.allclose(_actor_logits(model, obs), _actor_logits(source, narrow))
+
+    saved = save_model(model, tmp_path / "intent.zip", wide_cfg, light=True)
+    table = MaskablePolicy(saved, deterministic=True)
+    assert table.encoder.intent is not None and table.encoder.size == obs.shape[1]
+    np.testing.assert_allclose(table.logits(obs[0]), _actor_logits(model, obs[:1])[0].numpy(), rtol=1e-4, atol=1e-4)
+    # a model that reads the block cannot go on without it
+    with pytest.raises(ConfigError, match="env.intent"):
+        init_weights(_config(), build_model(_config(), venv), saved)
 
 
 def test_init_from_refuses_a_model_with_other_prior_features(setting, tmp_path):
