@@ -152,6 +152,12 @@ def test_the_surprise_round_allows_one_move_or_attack_action():
     assert actor(b) == "T"          # no second move, no attack: the turn passed by itself
 
 
+def test_the_surprise_round_refusals_say_so():
+    b = _surprised()
+    assert "surprise round" in why(b, "surge", square=(8, 1)) and "full-round" in why(b, "surge", square=(8, 1))
+    assert "surprise round" in why(b, "shift", square=(1, 1)) and "shift" in why(b, "shift", square=(1, 1))
+
+
 def test_the_surprise_round_attack_leaves_no_move():
     b = _surprised()
     step(b, "fire", "T", faces=[1])

@@ -18,6 +18,19 @@ def test_a_move_action_covers_the_tactical_speed():
     assert u(b, "A").pos == (4, 2) and (8, 2) in legal_squares(b, "move")
 
 
+def test_a_refused_square_says_why():
+    b = make(["......", "..#...", "......"], [ship("A", "pcs", (0, 1), LASER, speed=2),
+                                              ship("T", "npcs", (5, 1), LASER), ship("B", "pcs", (0, 0), LASER)])
+    assert why(b, "move", square=(2, 1)) == "(2, 1) is wall, not a square a ship can enter"
+    assert why(b, "move", square=(0, 0)) == "B is at (0, 0)"
+    assert why(b, "move", square=(0, 1)) == "A is already at (0, 1)"
+    assert why(b, "move", square=(4, 1)) == ("(4, 1) is not reachable within 2 squares from (0, 1) (A's tactical "
+                                             "speed of 2; walls and enemy ships block the way)")
+    assert "twice" in why(b, "withdraw", square=(5, 0)) and "within 4 squares" in why(b, "withdraw", square=(5, 0))
+    assert why(b, "shift", square=(3, 1)).endswith("(3, 1) is 3 squares away")
+    assert "straight along one of the eight directions" in why(b, "surge", square=(3, 2))
+
+
 def test_ships_block_enemy_squares():
     b = make(floor(6, 1), [ship("A", "pcs", (0, 0), LASER), ship("T", "npcs", (2, 0), LASER)])
     assert legal_squares(b, "move") == {(1, 0)}

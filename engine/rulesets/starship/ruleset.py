@@ -305,14 +305,41 @@ class StarshipRuleset(Ruleset):
         if spec.cost in ("move", "attack") and b.get(spec.cost, 0) <= 0:
             return f"{a.name} has no {spec.cost} action left this round"
         if spec.cost == FULL and not self.economy.can_pay(b, FULL):
+            if s["limited"] and enc.round == 1:
+                return f"in the surprise round {a.name} takes a single move or attack action: no full-round action"
             return "a full-round action needs the whole round (both move actions and the attack action unused)"
+        if d.action == "shift" and s["limited"] and enc.round == 1:
+            return f"in the surprise round {a.name} takes a single move or attack action: no 500-ft shift"
         if d.action == "shift" and flags.get("moved"):
             return f"{a.name} has moved this round: no 500-ft shift"
         if d.action in ("move", "ram") and flags.get("shifted"):
             return f"{a.name} took its 500-ft shift: it moves no farther this round"
         if s["grappled_by"] is not None and spec.cost in ("move", FULL, "shift"):
             return f"{a.name} is held by a tractor beam"
+        if d.square is not None:
+            return self._why_square(enc, a, d)
         return f"{spec.name} is not possible for {a.name} right now"
+
+    def _why_square(self, enc: Encounter, a: Unit, d: Decision) -> str:
+        """Why a move, shift, withdrawal or surge cannot end on its square (the other checks passed)."""
+        sq, g, speed = d.square, enc.grid, a.stats["speed"]
+        occ = enc.occupant(sq)
+        if occ is not None and occ is not a:
+            return f"{occ.name} is at {sq}"
+        if sq == a.pos:
+            return f"{a.name} is already at {sq}"
+        i = g.index(*sq)
+        if not g.passable(i):
+            return f"{sq} is {g.kind(i).replace('_', ' ')}, not a square a ship can enter"
+        if d.action == "shift":
+            return (f"a 500-ft shift moves {a.name} to an open square next to {a.pos} (not round a corner); {sq} is "
+                    f"{g.distance(a.pos, sq)} squares away")
+        if d.action == "surge":
+            return (f"a surge flies straight along one of the eight directions from {a.pos}, up to {4 * speed} "
+                    f"squares, and stops at the first wall or ship: {sq} is not on such a line")
+        far = 2 * speed if d.action == "withdraw" else speed
+        return (f"{sq} is not reachable within {far} squares from {a.pos} ({'twice ' if far > speed else ''}"
+                f"{a.name}'s tactical speed of {speed}; walls and enemy ships block the way)")
 
     # ---- resolution -----------------------------------------------------------------------------------------------
     def apply(self, enc: Encounter, a: Unit, d: Decision, dice: Dice, react: React | None = None) -> list[Event]:
