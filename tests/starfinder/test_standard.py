@@ -191,6 +191,7 @@ def test_a_spell_attack_against_eac():
 def test_a_touch_spell_needs_an_adjacent_target():
     b = _caster(SURGE)
     assert "use_ability" not in actions(b)
+    assert why(b, "use_ability", option=0) == f"{SURGE['name']} has no foe to aim at within touch (and in sight)"
     b = _caster(SURGE, at=(1, 0))
     step(b, "use_ability", option=0)                # T is unarmed: it threatens nothing, no attack of opportunity
     atk = first(step(b, "pick_target", "T", faces=[10, 1, 2, 3, 4]), "attack")
@@ -275,3 +276,6 @@ def test_activate_an_item():
     step(b, "activate_item", option=0, faces=[5])
     a = u(b, "A")
     assert a.hp == 15 and a.state["item_uses"] == [0] and "activate_item" not in actions(b)
+    assert why(b, "activate_item", option=0) == f"A has used up its {SERUM['name']}"
+    assert why(b, "activate_item", option=3) == f"A has no item 3 (its items: 0 {SERUM['name']})"
+    assert why(b, "use_ability", option=0) == "A has no ability 0 (its abilities: none)"

@@ -74,6 +74,32 @@ class Abilities:
                     out.append(_dec(action, option=k))
         return out
 
+    def _why_use_ability(self, enc: "Encounter", a: "Unit", d: Decision) -> str | None:
+        """Why `_ability_choices` leaves the ability (or item) out."""
+        item = d.action == "activate_item"
+        book, what = a.stats["items" if item else "abilities"], "item" if item else "ability"
+        k = d.option
+        if k is None or not 0 <= k < len(book):
+            have = ", ".join(f"{i} {ab['name']}" for i, ab in enumerate(book)) or "none"
+            return f"{a.name} has no {what} {k} (its {'items' if item else 'abilities'}: {have})"
+        ab, s = book[k], a.state
+        if s["item_uses" if item else "uses"][k] == 0:
+            return f"{a.name} has used up its {ab['name']}"
+        if "pinned" in s["conds"] and ab["kind"] not in ("spell", "sla"):
+            return f"{a.name} is pinned: only spells and spell-like abilities"
+        cost, b = ab["cost"], enc.budget
+        if cost == "full" and "staggered" in s["conds"]:
+            return f"{a.name} is staggered: no full actions ({ab['name']} takes one)"
+        if not self.economy.can_pay(b, cost):
+            return f"{ab['name']} needs a {cost} action; {a.name} has {self.economy.describe(b) or 'nothing'} left"
+        if ab["target"] != "self" and not self._targets_of(enc, a, ab, first=True):
+            reach = "touch" if ab["range"] == 0 else f"{ab['range']} ft"
+            aim = {"area": "point", "enemy": "foe", "ally": "ally"}.get(ab["target"], "target")
+            return f"{ab['name']} has no {aim} to aim at within {reach} (and in sight)"
+        return None
+
+    _why_activate_item = _why_use_ability
+
     def _in_ability_range(self, enc: "Encounter", a: "Unit", t: "Unit", ab: dict) -> bool:
         g = enc.grid
         if ab["range"] == 0:  # touch: yourself or an adjacent creature
