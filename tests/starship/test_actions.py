@@ -70,10 +70,12 @@ def test_aid_on_defense_gives_plus_2_defense_against_that_enemy():
 
 def test_no_aid_without_an_ally_or_beyond_weapon_range():
     b = make(floor(8, 1), [ship("A", "pcs", (0, 0), LASER), ship("T", "npcs", (2, 0), LASER)])
-    assert "aid" not in actions(b)
+    assert "aid" not in actions(b) and why(b, "aid", "T") == "A has no ally left to aid"
+    assert why(b, "aid_ally", "T") == "T is not an ally of A"
     b = make(floor(30, 2), [ship("A", "pcs", (0, 0), LASER), ship("B", "pcs", (0, 1), LASER),
                             ship("T", "npcs", (2, 0), LASER), ship("T2", "npcs", (29, 0), LASER)])
     assert legal_targets(b, "aid") == {"T"}
+    assert why(b, "aid", "T2") == "aid another needs one of A's weapons able to fire at T2"
 
 
 # ---- feint ------------------------------------------------------------------------------------------------------------
@@ -163,6 +165,8 @@ def test_fighting_defensively_is_declared_before_firing():
                            ship("T", "npcs", (1, 0), LASER)])
     step(b, "fire", "T", faces=[1])
     assert "fight_defensively" not in actions(b)
+    assert why(b, "fire_next", "T", option=0) == "the laser has fired in this attack action"
+    assert why(b, "fire_next", "T", option=5) == "A has no weapon 5 (its weapons: 0 laser, 1 l2)"
 
 
 # ---- tractor beam -----------------------------------------------------------------------------------------------------
@@ -184,6 +188,8 @@ def test_the_tractor_beam_is_an_attack_roll_against_defense():
 def test_the_tractor_beam_has_a_range():
     assert "tractor_beam" in actions(_tractor(3))
     assert "tractor_beam" not in actions(_tractor(4))
+    assert why(_tractor(4), "tractor_beam", "T") == "T is beyond the tractor beam's 3 squares or out of sight"
+    assert why(_tractor(), "escape") == "A is not held by a tractor beam"
     assert "tractor_beam" not in actions(make(floor(4, 1), [ship("A", "pcs", (0, 0), LASER),
                                                             ship("T", "npcs", (1, 0), LASER)]))
 
@@ -238,6 +244,7 @@ def _repair(**over):
 
 def test_damage_control_needs_the_system():
     assert "damage_control" not in actions(_repair(hp_now=30))
+    assert why(_repair(hp_now=30), "damage_control") == "A has no damage control system"
     assert "damage_control" in actions(_repair(hp_now=30, damage_control="1d10"))
 
 
@@ -253,6 +260,7 @@ def test_damage_control_repairs_the_hull_not_beyond_full():
 def test_no_damage_control_at_full_hull_even_with_shields_down():
     b = _repair(sp=10, sp_now=0, damage_control="1d10")
     assert "damage_control" not in actions(b)
+    assert why(b, "damage_control") == "A's hull is undamaged (damage control repairs hull, not shields)"
     b = _repair(sp=10, sp_now=0, hp_now=40, damage_control="1d10")
     step(b, "damage_control", faces=[4])
     assert u(b, "A").hp == 44 and u(b, "A").state["sp"] == 0     # hull only, the shields stay down
