@@ -53,6 +53,11 @@ def test_area_attacks_name_what_an_area_needs():
                                                       "creature: (10, 1) is not such a square")
 
 
+def test_help_needs_an_ally():
+    b = make(floor(4, 1), [unit("A", "pcs", (0, 0), KNIFE), unit("E", "npcs", (1, 0), CLUB)])
+    assert why(b, "help", "E") == "A has no ally left for Help to give advantage against E"
+
+
 def test_a_door_out_of_reach():
     b = _pair(rows=["......+", "......."])
     assert why(b, "open_door", square=(6, 0)) == "the door at (6, 0) is not next to A"

@@ -591,6 +591,9 @@ class SwurpgRuleset(Ruleset):
                 return f"{t.name} is not burning"
             if key == "treat_bleeding" and "bleeding" not in ts["conds"]:
                 return f"{t.name} is not bleeding"
+            if key == "help":
+                return (f"{t.name} is down" if t.down else
+                        f"{a.name} has no ally left for Help to give advantage against {t.name}")
             if key == "medpac":
                 return f"{a.name} has no medpac left" if s["medpacs"] <= 0 else \
                     f"{t.name} is unhurt" if t.hp >= t.max_hp else None
