@@ -5,8 +5,8 @@ battle with the enemy as the acting unit, its budget fresh, played by the heuris
 dice of the real battle are rolled and the battle is not touched). In a simultaneous phase (Rise) every choice is
 made against the state the phase began with, so the plan is what a heuristic enemy commits in this phase (its
 hidden choice is never read: the copy drops it); in sequential turns it is what the enemy would do if its turn came
-at the start of the acting unit's turn (made again after the acting unit's attacks), a guess at its next turn. Against other opponents (players at the table, other policies) it is the guess of a
-sensible player.
+at the start of the acting unit's turn (made again after the acting unit's attacks), a guess at its next turn.
+Against other opponents (players at the table, other policies) it is the guess of a sensible player.
 
 Per enemy row of the observation (the other side in unit-id order, `max_per_side` rows), `width(max_per_side)`
 values: whether the plan attacks one of the observer's side; whether it ends on another square; whether it holds a
