@@ -288,8 +288,14 @@ class Session(SessionCore):
         actor = self.enc.actor
         line = self.ask(f"{actor.name} [{Economy.describe(self.enc.budget)}]> ")
         if not line.strip():
-            self.say("Type a decision for the PC (e.g. `move 5 7`, `attack \"Trooper 1\"`, `end`), "
-                     "? for what is legal now, help for every command.")
+            examples = {}  # legal decisions in this ruleset's words: one on a unit, one to a square, if any
+            for want in ("target", "square"):
+                d = next((d for d in self.battle.legal() if getattr(d, want) is not None), None)
+                if d is not None:
+                    examples[d.action] = command_for(d, self.enc, self.ruleset)
+            shown = ", ".join(f"`{c}`" for c in [*examples.values(), "end"])
+            self.say(f"Type a decision for {actor.name} (e.g. {shown}), ? for what is legal now, help for every "
+                     "command.")
             return
         self.command(line)
 

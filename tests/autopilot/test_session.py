@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import json
 import random
+import re
+
+import pytest
 
 from engine.core.decision import END
 from engine.core.policy import RandomPolicy
@@ -10,7 +13,8 @@ from engine.rulesets import get_ruleset
 
 from agents.autopilot import Session, resolve_policy
 from agents.autopilot.session import help_text, read_session
-from agents.autopilot.words import command_for
+from agents.autopilot.words import command_for, parse_decision
+from agents.render import markers
 
 from .conftest import DIE, Table
 
@@ -334,3 +338,25 @@ def test_help_and_quit_at_the_initiative_prompt(yard):
     assert "'Kira' is not NAME NUMBER" in table.text
     assert sum("Initiative:" in p for p in table.prompts) == 3   # help asks again; quit asks nothing more
     assert not s.enc.order
+
+
+@pytest.mark.parametrize("path", ["configs/encounters/saga/cantina_ambush.yaml",
+                                  "configs/encounters/starship/asteroid_ambush.yaml",
+                                  "configs/encounters/rise/goblin_ambush.yaml"])
+def test_an_empty_line_on_a_pc_turn_suggests_legal_commands_in_the_rulesets_words(path):
+    from engine.core.encounter_file import load_encounter
+
+    rs = get_ruleset(path.split("/")[2])
+    table = Table([""], lambda t, p: "quit")
+    s = Session(load_encounter(path, rs), rs, RandomPolicy(1), None, seed=1, ask=table.ask, say=table.say)
+    table.session = s
+    s.battle.start()
+    while s.enc.actor.side != "pcs":
+        s.battle.step(END)
+    s._gm_turn_input()
+    said = table.out[-1]
+    shown = re.findall(r"`([^`]+)`", said.split("(e.g. ")[1].split("), ")[0])
+    assert said.startswith(f"Type a decision for {s.enc.actor.name}") and len(shown) >= 2 and shown[-1] == "end"
+    legal = s.battle.legal()
+    for command in shown[:-1]:
+        assert parse_decision(command, s.battle, markers(s.enc)) in legal, command
