@@ -247,7 +247,8 @@ def init_weights(cfg: TrainConfig, model, path: str | Path) -> None:
     """Copy the policy and value weights of the model at `path` into `model` (fresh optimizer and steps).
 
     The source must have been trained on the same encoding (its .meta.json), with the same net_arch and
-    activation; anything else raises ConfigError naming what differs."""
+    activation, or without the intent block this config's env has (`_with_intent`) or without prior features or a
+    square head (`_widened`); anything else raises ConfigError naming what differs."""
     from stable_baselines3.common.save_util import load_from_zip_file
 
     from .config import ConfigError
@@ -272,7 +273,7 @@ def init_weights(cfg: TrainConfig, model, path: str | Path) -> None:
     if src_arch != want_arch or src_act != want_act:
         raise ConfigError(f"train.init_from: {path} has net_arch {src_arch} and activation {src_act}; "
                           f"this config has ppo.net_arch {list(cfg.ppo.net_arch)} and activation {want_act}")
-    if meta.get("intent", False) != e.intent and not e.intent:
+    if meta.get("intent") and not e.intent:
         raise ConfigError(f"train.init_from: {path} reads the enemies' intent (env.intent); set env.intent: true")
     source = params["policy"]
     if e.intent and not meta.get("intent", False):
