@@ -220,7 +220,7 @@ def kill_guess(hit: float, damage: float, hp: int) -> float:
     of a hit taken as spread evenly from half to one and a half times its mean."""
     if hp <= 0:
         return hit
-    if hit <= 0:
+    if hit <= 0 or damage <= 0:  # no damage (a target immune to it): no kill
         return 0.0
     mean = damage / hit
     return hit * min(1.0, max(0.0, (1.5 * mean - hp) / mean))

@@ -163,7 +163,8 @@ def test_default_view_values_squares_by_the_rulesets_threat_estimate():
 
 
 @pytest.mark.parametrize("hit,damage,hp,want", [(0.5, 5.0, 30, 0.0), (0.5, 5.0, 10, 0.25), (0.5, 5.0, 5, 0.5),
-                                                (0.0, 0.0, 5, 0.0), (0.4, 2.0, 0, 0.4)])
+                                                (0.0, 0.0, 5, 0.0), (0.4, 2.0, 0, 0.4),
+                                                (0.6, 0.0, 5, 0.0)])  # hits that deal nothing (immune): no kill
 def test_kill_guess(hit, damage, hp, want):
     assert kill_guess(hit, damage, hp) == pytest.approx(want)
 

@@ -122,7 +122,8 @@ def test_a_stun_is_worth_the_turns_its_foe_loses_times_what_the_foe_deals():
     def worth(damage):
         b = _duel("security_guard", "battle_droid")
         foe = b.enc.units[1]
-        foe.stats["weapons"] = [{**foe.stats["weapons"][0], "damage": damage}]
+        # a new stat block: the template's is shared by every unit made from it, and never changed in place
+        foe.stats = {**foe.stats, "weapons": [{**foe.stats["weapons"][0], "damage": damage}]}
         foe.state["wield"] = [0]
         return strike(RS, b.enc, b.enc.units[0], foe, 0, True).expected_damage, b
 

@@ -320,66 +320,90 @@ class StarshipRuleset(Ruleset):
             return f"{a.name} is held by a tractor beam"
         if d.square is not None:
             return self._why_square(enc, a, d)
-        return self._why_action(enc, a, d) or f"{spec.name} is not possible for {a.name} right now"
-
-    def _why_action(self, enc: Encounter, a: Unit, d: Decision) -> str | None:
-        """Why an action's own conditions fail (the weapon, the ally, the tractor beam, the systems), once the checks
-        every action shares passed."""
-        key, s, flags, ws = d.action, a.state, enc.flags, a.stats["weapons"]
-        t = enc.units[d.target] if d.target is not None and d.target < len(enc.units) else None
-        if t is not None and t.down and key != "aid_ally":
+        t = self._target(enc, d)
+        if t is not None and t.down and d.action != "aid_ally":
             return f"{t.name} is out of the fight"
-        if key in ("fire", "fire_next"):
-            if d.option is None or not 0 <= d.option < len(ws):
-                have = ", ".join(f"{i} {w['name']}" for i, w in enumerate(ws)) or "none"
-                return f"{a.name} has no weapon {d.option} (its weapons: {have})"
-            return None
-        if key == "cease_fire":
-            return f"{a.name} is not firing: ceasing fire ends an attack action's shots"
-        if key == "aid":
-            if d.option not in (0, 1):
-                return "aid another gives an ally +2 on attacks (0) or to Defense (1) against the target"
-            if not any(u.side == a.side and u is not a and not u.down for u in enc.units):
-                return f"{a.name} has no ally left to aid"
-            return f"aid another needs one of {a.name}'s weapons able to fire at {t.name}" if t is not None else None
-        if key == "aid_ally":
-            if not isinstance(flags.get("pending"), list):
-                return "choosing the ally who gains the bonus follows a successful aid another"
-            if t is a:
-                return f"{a.name} aids another ship, not itself"
-            return f"{t.name} is out of the fight" if t is not None and t.down else None
-        if key == "feint" and t is not None:
-            return f"{a.name} cannot see {t.name}"
-        if key == "tractor_beam" and t is not None:
-            tb = a.stats["tractor"]
-            if tb is None:
-                return f"{a.name} has no tractor beam"
-            if s["grappling"] is not None:
-                return f"{a.name}'s tractor beam already holds {enc.units[s['grappling']].name}"
-            if t.state["grappled_by"] is not None:
-                return f"{t.name} is held by another tractor beam"
-            return f"{t.name} is beyond the tractor beam's {tb['range']} squares or out of sight"
-        if key == "escape":
-            return f"{a.name} is not held by a tractor beam"
-        if key == "ram" and t is not None:
-            if t.id in flags.get("rammed", ()):
-                return f"{a.name} has rammed {t.name} this round (once a target a round)"
-            return (f"{a.name} cannot reach a square next to {t.name} within its tactical speed of "
-                    f"{a.stats['speed']} squares")
-        if key == "damage_control":
-            if not a.stats["damage_control"]:
-                return f"{a.name} has no damage control system"
-            if flags.get("repaired"):
-                return f"{a.name} has made its damage control this round"
-            return f"{a.name}'s hull is undamaged (damage control repairs hull, not shields)"
-        if key == "operate_sensors":
-            return f"{a.name} has operated its sensors this round"
-        if key == "complete_jump":
-            return f"{a.name} has begun no jump (begin jump first)"
-        if key == "fight_defensively":
-            return (f"{a.name} is fighting defensively already" if flags.get("defensive") else
-                    f"{a.name} has nothing to attack: fighting defensively goes with an attack")
+        why = getattr(self, f"_why_{d.action}", None)
+        return (why(enc, a, d) if why is not None else None) or f"{spec.name} is not possible for {a.name} right now"
+
+    # the reasons of actions' own conditions (`why_illegal` calls `_why_<action>` once the shared checks passed)
+    @staticmethod
+    def _target(enc: Encounter, d: Decision) -> Unit | None:
+        return enc.units[d.target] if d.target is not None and 0 <= d.target < len(enc.units) else None
+
+    def _why_fire(self, enc, a, d):
+        ws = a.stats["weapons"]
+        if d.option is None or not 0 <= d.option < len(ws):
+            have = ", ".join(f"{i} {w['name']}" for i, w in enumerate(ws)) or "none"
+            return f"{a.name} has no weapon {d.option} (its weapons: {have})"
         return None
+
+    _why_fire_next = _why_fire
+
+    def _why_cease_fire(self, enc, a, d):
+        return f"{a.name} is not firing: ceasing fire ends an attack action's shots"
+
+    def _why_aid(self, enc, a, d):
+        t = self._target(enc, d)
+        if d.option not in (0, 1):
+            return "aid another gives an ally +2 on attacks (0) or to Defense (1) against the target"
+        if not any(u.side == a.side and u is not a and not u.down for u in enc.units):
+            return f"{a.name} has no ally left to aid"
+        return f"aid another needs one of {a.name}'s weapons able to fire at {t.name}" if t is not None else None
+
+    def _why_aid_ally(self, enc, a, d):
+        t = self._target(enc, d)
+        if not isinstance(enc.flags.get("pending"), list):
+            return "choosing the ally who gains the bonus follows a successful aid another"
+        if t is a:
+            return f"{a.name} aids another ship, not itself"
+        return f"{t.name} is out of the fight" if t is not None and t.down else None
+
+    def _why_feint(self, enc, a, d):
+        t = self._target(enc, d)
+        return f"{a.name} cannot see {t.name}" if t is not None else None
+
+    def _why_tractor_beam(self, enc, a, d):
+        t, tb, s = self._target(enc, d), a.stats["tractor"], a.state
+        if tb is None:
+            return f"{a.name} has no tractor beam"
+        if s["grappling"] is not None:
+            return f"{a.name}'s tractor beam already holds {enc.units[s['grappling']].name}"
+        if t is None:
+            return None
+        if t.state["grappled_by"] is not None:
+            return f"{t.name} is held by another tractor beam"
+        return f"{t.name} is beyond the tractor beam's {tb['range']} squares or out of sight"
+
+    def _why_escape(self, enc, a, d):
+        return f"{a.name} is not held by a tractor beam"
+
+    def _why_ram(self, enc, a, d):
+        t = self._target(enc, d)
+        if t is None:
+            return None
+        if t.id in enc.flags.get("rammed", ()):
+            return f"{a.name} has rammed {t.name} this round (once a target a round)"
+        return (f"{a.name} cannot reach a square next to {t.name} within its tactical speed of "
+                f"{a.stats['speed']} squares")
+
+    def _why_damage_control(self, enc, a, d):
+        if not a.stats["damage_control"]:
+            return f"{a.name} has no damage control system"
+        if enc.flags.get("repaired"):
+            return f"{a.name} has made its damage control this round"
+        return f"{a.name}'s hull is undamaged (damage control repairs hull, not shields)"
+
+    def _why_operate_sensors(self, enc, a, d):
+        return f"{a.name} has operated its sensors this round"
+
+    def _why_complete_jump(self, enc, a, d):
+        return f"{a.name} has begun no jump (begin jump first)"
+
+    def _why_fight_defensively(self, enc, a, d):
+        if enc.flags.get("defensive"):
+            return f"{a.name} is fighting defensively already"
+        return f"{a.name} has nothing to attack: fighting defensively goes with an attack"
 
     def _why_square(self, enc: Encounter, a: Unit, d: Decision) -> str:
         """Why a move, shift, withdrawal or surge cannot end on its square (the other checks passed)."""

@@ -544,77 +544,112 @@ class SwurpgRuleset(Ruleset):
                 return f"{t.name} is out of range, out of sight or behind full cover"
             if spec.target in ("enemy", "ally") and not adjacent(a.pos, t.pos):
                 return f"{t.name} is not within 5 ft"
-        return self._why_action(enc, a, d) or f"{spec.name} is not possible for {a.name} right now"
-
-    def _why_action(self, enc: Encounter, a: Unit, d: Decision) -> str | None:
-        """The reason of an action's own conditions (weapons in hand or on the ground, an ally's state, an area's
-        squares) when the checks every action shares passed."""
-        key, s, ws = d.action, a.state, a.stats["weapons"]
-        if self.catalogue[key].cost == "object" and not self.economy.can_pay(enc.budget, "object"):
+        if spec.cost == "object" and not self.economy.can_pay(b, "object"):
             return f"{a.name} has used its object interaction this turn"
-        if key == "stow":
-            return f"{a.name} holds fewer than two weapons: nothing to stow" if len(s["wield"]) < 2 else None
-        if key == "escape":
-            return f"{a.name} is not grappled" if s["grappled_by"] is None else None
-        if key == "drop_prone":
-            return (f"{a.name} is prone already" if "prone" in s["conds"] else
-                    f"{a.name} has taken its Action: dropping prone comes before it" if enc.flags.get("acted")
-                    else None)
-        if key == "open_door" and d.square is not None:
-            if enc.grid.distance(a.pos, d.square) > 1:
-                return f"the door at {d.square} is not next to {a.name}"
-            occ = enc.occupant(d.square)
-            return f"{occ.name} stands in the doorway at {d.square}" if occ is not None else None
-        if key in ("draw", "pick_up"):
-            k = d.option
-            if k is None or not 0 <= k < len(ws):
-                return f"{a.name} has no weapon {k} (its weapons: " + \
-                    ", ".join(f"{i} {w['name']}" for i, w in enumerate(ws)) + ")"
-            w = ws[k]["name"]
-            if key == "pick_up":
-                return None if k in s["dropped"] else f"{a.name}'s {w} is not on the ground"
-            if k in s["wield"]:
-                return f"{a.name} already holds the {w}"
-            if k in s["dropped"]:
-                return f"the {w} is on the ground: pick it up"
-            if ws[k]["kind"] == "grenade" or ws[k]["natural"]:
-                return f"the {w} is not drawn (a grenade is thrown from the belt, natural weapons are always at hand)"
-            if s["ammo"][k] == 0:
-                return f"the {w} is spent"
+        why = getattr(self, f"_why_{d.action}", None)
+        return (why(enc, a, d) if why is not None else None) or f"{spec.name} is not possible for {a.name} right now"
+
+    # the reasons of actions' own conditions (`why_illegal` calls `_why_<action>` once the shared checks passed)
+    @staticmethod
+    def _target(enc: Encounter, d: Decision) -> Unit | None:
+        return enc.units[d.target] if d.target is not None and 0 <= d.target < len(enc.units) else None
+
+    def _why_stow(self, enc, a, d):
+        return f"{a.name} holds fewer than two weapons: nothing to stow" if len(a.state["wield"]) < 2 else None
+
+    def _why_escape(self, enc, a, d):
+        return f"{a.name} is not grappled" if a.state["grappled_by"] is None else None
+
+    def _why_drop_prone(self, enc, a, d):
+        if "prone" in a.state["conds"]:
+            return f"{a.name} is prone already"
+        return f"{a.name} has taken its Action: dropping prone comes before it" if enc.flags.get("acted") else None
+
+    def _why_open_door(self, enc, a, d):
+        if d.square is None:
             return None
-        if d.target is not None and d.target < len(enc.units):
-            t = enc.units[d.target]
-            ts = t.state
-            if key == "stabilize":
-                return f"{t.name} is not dying" if t.hp > 0 else f"{t.name} is stable already" if ts["stable"] else None
-            if key == "extinguish" and "burning" not in ts["conds"]:
-                return f"{t.name} is not burning"
-            if key == "treat_bleeding" and "bleeding" not in ts["conds"]:
-                return f"{t.name} is not bleeding"
-            if key == "help":
-                return (f"{t.name} is down" if t.down else
-                        f"{a.name} has no ally left for Help to give advantage against {t.name}")
-            if key == "medpac":
-                return f"{a.name} has no medpac left" if s["medpacs"] <= 0 else \
-                    f"{t.name} is unhurt" if t.hp >= t.max_hp else None
-        if key == "bonus_disengage":
-            return (f"{a.name} has disengaged this turn" if enc.flags.get("disengaged") else
-                    f"Disengage as a Bonus Action is for a frightened creature; {a.name} is not frightened")
-        if key in ("autofire", "grenade") and d.square is not None:
-            if key == "autofire":
-                n = self.main_weapon(a)
-                if n is None or not ws[n]["autofire"]:
-                    return f"{a.name} holds no weapon with autofire"
-                area = " ".join(str(p) for p in autofire_area(d.square))
-                return (f"autofire covers the 10-ft square of {area}: it must hold a creature, leave {a.name} out and "
-                        f"lie within the {ws[n]['name']}'s range and line of effect")
-            n = self.grenade(a)
-            if n is None:
-                return f"{a.name} has no grenade left"
-            w = ws[n]
-            return (f"the {w['name']} lands within {(w['long'] or w['range'])} ft in line of effect, where its area "
-                    f"catches a creature: {d.square} is not such a square")
+        if enc.grid.distance(a.pos, d.square) > 1:
+            return f"the door at {d.square} is not next to {a.name}"
+        occ = enc.occupant(d.square)
+        return f"{occ.name} stands in the doorway at {d.square}" if occ is not None else None
+
+    @staticmethod
+    def _no_weapon(a: Unit, k) -> str | None:
+        ws = a.stats["weapons"]
+        if k is None or not 0 <= k < len(ws):
+            return f"{a.name} has no weapon {k} (its weapons: " + \
+                ", ".join(f"{i} {w['name']}" for i, w in enumerate(ws)) + ")"
         return None
+
+    def _why_pick_up(self, enc, a, d):
+        k = d.option
+        return self._no_weapon(a, k) or (None if k in a.state["dropped"] else
+                                         f"{a.name}'s {a.stats['weapons'][k]['name']} is not on the ground")
+
+    def _why_draw(self, enc, a, d):
+        k, s = d.option, a.state
+        if self._no_weapon(a, k):
+            return self._no_weapon(a, k)
+        wpn = a.stats["weapons"][k]
+        w = wpn["name"]
+        if k in s["wield"]:
+            return f"{a.name} already holds the {w}"
+        if k in s["dropped"]:
+            return f"the {w} is on the ground: pick it up"
+        if wpn["kind"] == "grenade" or wpn["natural"]:
+            return f"the {w} is not drawn (a grenade is thrown from the belt, natural weapons are always at hand)"
+        return f"the {w} is spent" if s["ammo"][k] == 0 else None
+
+    def _why_stabilize(self, enc, a, d):
+        t = self._target(enc, d)
+        if t is None:
+            return None
+        return f"{t.name} is not dying" if t.hp > 0 else f"{t.name} is stable already" if t.state["stable"] else None
+
+    def _why_extinguish(self, enc, a, d):
+        t = self._target(enc, d)
+        return f"{t.name} is not burning" if t is not None and "burning" not in t.state["conds"] else None
+
+    def _why_treat_bleeding(self, enc, a, d):
+        t = self._target(enc, d)
+        return f"{t.name} is not bleeding" if t is not None and "bleeding" not in t.state["conds"] else None
+
+    def _why_help(self, enc, a, d):
+        t = self._target(enc, d)
+        if t is None:
+            return None
+        return f"{t.name} is down" if t.down else \
+            f"{a.name} has no ally left for Help to give advantage against {t.name}"
+
+    def _why_medpac(self, enc, a, d):
+        t = self._target(enc, d)
+        if a.state["medpacs"] <= 0:
+            return f"{a.name} has no medpac left"
+        return f"{t.name} is unhurt" if t is not None and t.hp >= t.max_hp else None
+
+    def _why_bonus_disengage(self, enc, a, d):
+        if enc.flags.get("disengaged"):
+            return f"{a.name} has disengaged this turn"
+        return f"Disengage as a Bonus Action is for a frightened creature; {a.name} is not frightened"
+
+    def _why_autofire(self, enc, a, d):
+        ws = a.stats["weapons"]
+        n = self.main_weapon(a)
+        if n is None or not ws[n]["autofire"]:
+            return f"{a.name} holds no weapon with autofire"
+        if d.square is None:
+            return None
+        area = " ".join(str(p) for p in autofire_area(d.square))
+        return (f"autofire covers the 10-ft square of {area}: it must hold a creature, leave {a.name} out and lie "
+                f"within the {ws[n]['name']}'s range and line of effect")
+
+    def _why_grenade(self, enc, a, d):
+        n = self.grenade(a)
+        if n is None:
+            return f"{a.name} has no grenade left"
+        w = a.stats["weapons"][n]
+        return (f"the {w['name']} lands within {(w['long'] or w['range'])} ft in line of effect, where its area "
+                f"catches a creature: {d.square} is not such a square") if d.square is not None else None
 
     # ---- resolution -----------------------------------------------------------------------------------------------
     def effective_cost(self, enc: Encounter, unit: Unit, d: Decision) -> Cost:
