@@ -276,7 +276,21 @@ class Ruleset:
         spec = self.catalogue.get(decision.action)
         if spec is None:
             return f"'{decision.action}' is not an action of {self.name}"
-        return f"{spec.name} is not possible for {actor.name} right now"
+        return self.action_reason(enc, actor, decision)
+
+    def action_reason(self, enc: "Encounter", actor: "Unit", decision: Decision) -> str:
+        """The reason of the decision's own action, once the checks every action shares have passed: the ruleset's
+        `_why_<action>(enc, actor, decision)` method if it has one and it names a reason (a string; None: it does not
+        know), else the catch-all "X is not possible for Y right now"."""
+        why = getattr(self, f"_why_{decision.action}", None)
+        got = why(enc, actor, decision) if why is not None else None
+        return got or f"{self.catalogue[decision.action].name} is not possible for {actor.name} right now"
+
+    @staticmethod
+    def target_of(enc: "Encounter", decision: Decision) -> "Unit | None":
+        """The unit a decision names, or None (no target, or a number that is no unit's)."""
+        t = decision.target
+        return enc.units[t] if t is not None and 0 <= t < len(enc.units) else None
 
     def apply(self, enc: "Encounter", actor: "Unit", decision: Decision, dice: "Dice",
               react: React | None = None) -> list[Event]:  # abstract

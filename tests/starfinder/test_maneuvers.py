@@ -62,6 +62,16 @@ def test_dirty_trick_gives_the_chosen_condition(cond):
     assert cond in u(b, "T").state["conds"] and first(ev, "condition").get("rounds") == 1
 
 
+def test_every_dirty_trick_refused_says_why():
+    from engine.rulesets.starfinder import conditions as K
+
+    b = _duel()
+    K.add(u(b, "A").state, "pinned", K.FOREVER)
+    b.enc.version += 1  # a change made by hand: the legal decisions are worked out again
+    for cond in K.DIRTY_TRICKS:
+        assert why(b, f"dirty_trick_{cond}", "T") == "A is pinned: only escaping or grappling back"
+
+
 def test_dirty_trick_lasts_1_round_plus_1_per_5_over_and_ends_before_the_tricksters_turn():
     b = _duel(a_over={"bab": 10})
     step(b, "dirty_trick_shaken", "T", faces=[15])  # 25 vs 20: 2 rounds

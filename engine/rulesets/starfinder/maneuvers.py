@@ -98,6 +98,9 @@ class Maneuvers:
         return None
 
     _why_bull_rush = _why_disarm = _why_grapple = _why_reposition = _why_sunder = _why_trip = _why_maneuver
+    # the dirty tricks, one action a condition (conditions.DIRTY_TRICKS)
+    _why_dirty_trick_blinded = _why_dirty_trick_deafened = _why_dirty_trick_entangled = _why_maneuver
+    _why_dirty_trick_off_target = _why_dirty_trick_shaken = _why_dirty_trick_sickened = _why_maneuver
 
     def _maneuver(self, enc: "Encounter", a: "Unit", t: "Unit", key: str, dice) -> tuple[int | None, list[Event]]:
         """The maneuver's attack roll: (the margin over KAC + 8, or None on a miss; events)."""

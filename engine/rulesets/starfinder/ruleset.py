@@ -536,11 +536,7 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         elif spec.cost != "free" and spec.key not in ("use_ability", "activate_item") and \
                 not self.economy.can_pay(b, spec.cost):
             return f"{spec.name} needs a {spec.cost} action; {a.name} has {self.economy.describe(b) or 'nothing'} left"
-        why = getattr(self, f"_why_{spec.key}", None)
-        if why is None and spec.key in TRICKS:
-            why = self._why_maneuver
-        got = why(enc, a, d) if why is not None else None
-        return got or f"{spec.name} is not possible for {a.name} right now"
+        return self.action_reason(enc, a, d)
 
     def _pending_words(self, enc: Encounter, p: dict) -> str:
         if p["kind"] == "second":
@@ -549,11 +545,8 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
             return f"repositioning {enc.units[p['target']].name} (choose the square)"
         return f"the {p['name']} (choose its target)"
 
-    def _target_of(self, enc, d) -> Unit | None:
-        return enc.units[d.target] if d.target is not None and 0 <= d.target < len(enc.units) else None
-
     def _foe_problem(self, enc, a, d) -> str | None:
-        t = self._target_of(enc, d)
+        t = self.target_of(enc, d)
         if t is None:
             return "name a target"
         if t.side == a.side:
@@ -568,7 +561,7 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         n = self.attack_weapon(a)
         if n is None:
             return f"{a.name} holds no melee weapon (an unarmed strike is a combat maneuver's only use here)"
-        t = self._target_of(enc, d)
+        t = self.target_of(enc, d)
         return self._foe_problem(enc, a, d) or \
             f"{t.name} is beyond {a.name}'s reach of {reach_feet(a, n)} ft (or past a wall)"
 
@@ -581,7 +574,7 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         problem = self._foe_problem(enc, a, d)
         if problem:
             return problem
-        t = self._target_of(enc, d)
+        t = self.target_of(enc, d)
         w = a.stats["weapons"][n]
         if not enc.grid.line_of_effect(a.pos, t.pos) or not enc.grid.line_of_sight(a.pos, t.pos):
             return f"{a.name} has no line of sight and effect to {t.name}"
@@ -620,7 +613,7 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
     def _why_covering_fire(self, enc, a, d):
         if self.ranged_weapon(a) is None:
             return f"{a.name} holds no ranged weapon that can fire"
-        t = self._target_of(enc, d)
+        t = self.target_of(enc, d)
         if t is None or t.side != a.side or t is a or t.down:
             return "covering fire is given to an ally (not yourself) who is still up"
         return None
@@ -629,7 +622,7 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         problem = self._foe_problem(enc, a, d)
         if problem:
             return problem
-        t = self._target_of(enc, d)
+        t = self.target_of(enc, d)
         if not t.stats["intelligent"]:
             return f"{t.name} has no Intelligence score and cannot be feinted"
         return f"{t.name} must be within 30 ft and in {a.name}'s sight"
@@ -724,7 +717,7 @@ class StarfinderRuleset(Movement, Maneuvers, Abilities, Ruleset):
         return f"{a.name} has no dismissible spell going"
 
     def _why_coup_de_grace(self, enc, a, d):
-        t = self._target_of(enc, d)
+        t = self.target_of(enc, d)
         if t is None or t.side == a.side:
             return "a coup de grace is dealt to a foe"
         if not t.down or t.dead:

@@ -320,16 +320,12 @@ class StarshipRuleset(Ruleset):
             return f"{a.name} is held by a tractor beam"
         if d.square is not None:
             return self._why_square(enc, a, d)
-        t = self._target(enc, d)
+        t = self.target_of(enc, d)
         if t is not None and t.down and d.action != "aid_ally":
             return f"{t.name} is out of the fight"
-        why = getattr(self, f"_why_{d.action}", None)
-        return (why(enc, a, d) if why is not None else None) or f"{spec.name} is not possible for {a.name} right now"
+        return self.action_reason(enc, a, d)
 
-    # the reasons of actions' own conditions (`why_illegal` calls `_why_<action>` once the shared checks passed)
-    @staticmethod
-    def _target(enc: Encounter, d: Decision) -> Unit | None:
-        return enc.units[d.target] if d.target is not None and 0 <= d.target < len(enc.units) else None
+    # the reasons of actions' own conditions (`Ruleset.action_reason` calls `_why_<action>`)
 
     def _why_fire(self, enc, a, d):
         ws = a.stats["weapons"]
@@ -344,7 +340,7 @@ class StarshipRuleset(Ruleset):
         return f"{a.name} is not firing: ceasing fire ends an attack action's shots"
 
     def _why_aid(self, enc, a, d):
-        t = self._target(enc, d)
+        t = self.target_of(enc, d)
         if d.option not in (0, 1):
             return "aid another gives an ally +2 on attacks (0) or to Defense (1) against the target"
         if not any(u.side == a.side and u is not a and not u.down for u in enc.units):
@@ -352,7 +348,7 @@ class StarshipRuleset(Ruleset):
         return f"aid another needs one of {a.name}'s weapons able to fire at {t.name}" if t is not None else None
 
     def _why_aid_ally(self, enc, a, d):
-        t = self._target(enc, d)
+        t = self.target_of(enc, d)
         if not isinstance(enc.flags.get("pending"), list):
             return "choosing the ally who gains the bonus follows a successful aid another"
         if t is a:
@@ -360,11 +356,11 @@ class StarshipRuleset(Ruleset):
         return f"{t.name} is out of the fight" if t is not None and t.down else None
 
     def _why_feint(self, enc, a, d):
-        t = self._target(enc, d)
+        t = self.target_of(enc, d)
         return f"{a.name} cannot see {t.name}" if t is not None else None
 
     def _why_tractor_beam(self, enc, a, d):
-        t, tb, s = self._target(enc, d), a.stats["tractor"], a.state
+        t, tb, s = self.target_of(enc, d), a.stats["tractor"], a.state
         if tb is None:
             return f"{a.name} has no tractor beam"
         if s["grappling"] is not None:
@@ -379,7 +375,7 @@ class StarshipRuleset(Ruleset):
         return f"{a.name} is not held by a tractor beam"
 
     def _why_ram(self, enc, a, d):
-        t = self._target(enc, d)
+        t = self.target_of(enc, d)
         if t is None:
             return None
         if t.id in enc.flags.get("rammed", ()):

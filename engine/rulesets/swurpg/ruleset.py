@@ -546,13 +546,9 @@ class SwurpgRuleset(Ruleset):
                 return f"{t.name} is not within 5 ft"
         if spec.cost == "object" and not self.economy.can_pay(b, "object"):
             return f"{a.name} has used its object interaction this turn"
-        why = getattr(self, f"_why_{d.action}", None)
-        return (why(enc, a, d) if why is not None else None) or f"{spec.name} is not possible for {a.name} right now"
+        return self.action_reason(enc, a, d)
 
-    # the reasons of actions' own conditions (`why_illegal` calls `_why_<action>` once the shared checks passed)
-    @staticmethod
-    def _target(enc: Encounter, d: Decision) -> Unit | None:
-        return enc.units[d.target] if d.target is not None and 0 <= d.target < len(enc.units) else None
+    # the reasons of actions' own conditions (`Ruleset.action_reason` calls `_why_<action>`)
 
     def _why_stow(self, enc, a, d):
         return f"{a.name} holds fewer than two weapons: nothing to stow" if len(a.state["wield"]) < 2 else None
@@ -601,28 +597,28 @@ class SwurpgRuleset(Ruleset):
         return f"the {w} is spent" if s["ammo"][k] == 0 else None
 
     def _why_stabilize(self, enc, a, d):
-        t = self._target(enc, d)
+        t = self.target_of(enc, d)
         if t is None:
             return None
         return f"{t.name} is not dying" if t.hp > 0 else f"{t.name} is stable already" if t.state["stable"] else None
 
     def _why_extinguish(self, enc, a, d):
-        t = self._target(enc, d)
+        t = self.target_of(enc, d)
         return f"{t.name} is not burning" if t is not None and "burning" not in t.state["conds"] else None
 
     def _why_treat_bleeding(self, enc, a, d):
-        t = self._target(enc, d)
+        t = self.target_of(enc, d)
         return f"{t.name} is not bleeding" if t is not None and "bleeding" not in t.state["conds"] else None
 
     def _why_help(self, enc, a, d):
-        t = self._target(enc, d)
+        t = self.target_of(enc, d)
         if t is None:
             return None
         return f"{t.name} is down" if t.down else \
             f"{a.name} has no ally left for Help to give advantage against {t.name}"
 
     def _why_medpac(self, enc, a, d):
-        t = self._target(enc, d)
+        t = self.target_of(enc, d)
         if a.state["medpacs"] <= 0:
             return f"{a.name} has no medpac left"
         return f"{t.name} is unhurt" if t is not None and t.hp >= t.max_hp else None
