@@ -210,9 +210,11 @@ class EnvConfig(_Section):
     round_limit: int = Field(20, ge=1, description="rounds before a draw")
     opponent: OpponentConfig = Field(default_factory=OpponentConfig, description="opponent schedule")
     rewards: RewardConfig = Field(default_factory=RewardConfig, description="reward weights")
-    prior: Literal["none", "heuristic"] = Field(
+    prior: Literal["none", "heuristic", "anticipating"] = Field(
         "none", description="'heuristic': the observation ends with the heuristic's score of every action and "
-                            "the policy adds it to its logits (agents/prior_policy.py); no imitation is needed")
+                            "the policy adds it to its logits (agents/prior_policy.py); no imitation is needed; "
+                            "'anticipating': the anticipating heuristic's scores (in a simultaneous phase, where the "
+                            "others' movements will leave them: engine/policies/anticipating.py)")
 
     intent: bool = Field(False, description="true: the observation also holds what the heuristic would have each "
                                             "enemy do now, a model of the other side (envs/intent.py; slower steps)")

@@ -18,12 +18,12 @@ from engine.core.errors import InputError
 from engine.core.policy import Policy
 from engine.core.ruleset import Ruleset
 from engine.core.state import Encounter
-from engine.policies import rule_policy
+from engine.policies import RULE_POLICIES, rule_policy
 from engine.rulesets import get_ruleset
 from envs import env_id
 from envs.codec import ActionCodec
 from envs.observation import ObservationEncoder
-from envs.prior import block_features
+from envs.prior import PRIORS, block_features
 from envs.tactics_env import ENCODING_VERSION
 
 ZOO = Path(__file__).parent / "zoo"
@@ -63,7 +63,7 @@ def checked_meta(path: str | Path, ruleset: Ruleset | None = None
     (w, h) = meta["map_size"]
     codec = ActionCodec(ruleset, meta["max_per_side"], w, h)
     prior = meta.get("prior")
-    if prior not in (None, "heuristic"):
+    if prior not in PRIORS:
         raise InputError(f"the model's observation has a '{prior}' prior this version does not know", str(path),
                          "retrain the model with this version (tactician train)")
     intent = meta.get("intent", False)
@@ -297,9 +297,9 @@ def zoo_model(ruleset_id: str) -> Path:
 
 def load_policy(spec: str, ruleset: Ruleset | str | None = None, seed: int | None = 0,
                 deterministic: bool = True) -> Policy:
-    """Resolve a POLICY: 'random', 'heuristic', 'zoo:<ruleset>' or a path to a checkpoint .zip."""
+    """Resolve a POLICY: 'random', 'heuristic', 'anticipating', 'zoo:<ruleset>' or a path to a checkpoint .zip."""
     rs = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
-    if spec in ("random", "heuristic"):
+    if spec in RULE_POLICIES:
         return rule_policy(spec, seed)
     if spec.startswith("zoo:"):
         rid = spec[4:] or (rs.id if rs else "")

@@ -1,5 +1,9 @@
 """The heuristic prior: the rule-based heuristic's score of every legal decision, as an observation block.
 
+Two kinds (`PRIORS`): `heuristic`, the heuristic's own scores; `anticipating`, those of the anticipating heuristic
+(`engine/policies/anticipating.py`: in a simultaneous phase the scores where the others' movements will leave them,
+elsewhere the heuristic's).
+
 A policy trained with it (`agents.prior_policy.PriorPolicy`) adds the block, times a learned weight, to its
 action logits: it starts out playing the heuristic's choices and learns corrections to them (residual policy
 learning) instead of relearning from scratch which square is good. The block has one value per action index:
@@ -20,6 +24,7 @@ from engine.policies import rule_policy
 from .codec import ActionCodec
 
 FLOOR = -5.0
+PRIORS = (None, "heuristic", "anticipating")
 
 
 def block_features(block):
@@ -31,9 +36,9 @@ def block_features(block):
 class HeuristicPrior:
     """Fills a prior block (`codec.n` floats) for the acting unit of an encounter."""
 
-    def __init__(self, ruleset: Ruleset, codec: ActionCodec):
-        self.ruleset, self.codec = ruleset, codec
-        self.heuristic = rule_policy("heuristic", 0)
+    def __init__(self, ruleset: Ruleset, codec: ActionCodec, kind: str = "heuristic"):
+        self.ruleset, self.codec, self.kind = ruleset, codec, kind
+        self.heuristic = rule_policy(kind, 0)
         self._dice = SeededDice(0)  # a Battle needs dice; scoring rolls none
 
     def fill(self, enc: Encounter, actor: Unit, out: np.ndarray, battle: Battle | None = None) -> None:

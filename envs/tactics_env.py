@@ -71,8 +71,8 @@ class TacticsEnv(gym.Env):
     Encounter objects; otherwise random ones from `generator` kwargs of `engine.core.generate.random_encounter`),
     `learner_side` (a side or "random"), `opponent` ("random", "heuristic", a Policy, or a callable returning one),
     `max_per_side`, `map_size`, `rewards`, `prior` ("heuristic": the observation ends with the heuristic's score
-    of every action, `envs/prior.py`), `intent` (True: the observation holds what the heuristic would have each
-    enemy do now, `envs/intent.py`).
+    of every action, `envs/prior.py`; "anticipating": the anticipating heuristic's), `intent` (True: the
+    observation holds what the heuristic would have each enemy do now, `envs/intent.py`).
 
     ## Rendering
     `render_mode="rgb_array"`: `render()` is the map picture (`envs.render.map_picture`: squares, units with

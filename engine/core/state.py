@@ -33,6 +33,9 @@ class Encounter:
         self.round_limit = round_limit
         self.winner: str | None = None
         self.version = 0
+        # a policy's what-if copy with the other units already where the phase will take them
+        # (`engine/policies/anticipating.py`): square values must not count their movements again. Never saved.
+        self.anticipated = False
         # a ruleset's memo of what it derives from this state, with the unit list it was made for (a clone copies
         # it and owns none of it). An attribute: reading `__dict__` would leave every attribute of the encounter
         # to the interpreter's slow, unspecialised lookups.

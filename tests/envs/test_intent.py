@@ -1,4 +1,5 @@
-"""The intent block (envs/intent.py): what the heuristic would have each enemy do now, in the observation."""
+"""The intent block (envs/intent.py): what the heuristic would have each enemy do now (engine/policies/intent.py), in
+the observation."""
 from __future__ import annotations
 
 import numpy as np
@@ -65,7 +66,7 @@ def test_in_rise_the_block_is_what_heuristic_enemies_commit():
             for u in enc.units:
                 if u.side != enc.actor.side and u.id in enc.pending:
                     total += 1
-                    same += intent.plan(enc, u) == enc.pending[u.id]
+                    same += intent.model.plan(enc, u) == enc.pending[u.id]
             _, _, term, trunc, _ = env.step(rng.choice(np.flatnonzero(env.action_masks())))
             done = term or trunc
     assert total > 100 and same == total, (same, total)
@@ -98,15 +99,15 @@ def test_sequential_plans_are_kept_for_the_turn_until_hit_points_or_other_square
     intent, enc = env.encoder.intent, env.battle.enc
     actor = enc.actor
     enemies = [u for u in enc.units if u.side != actor.side and u.active]
-    kept = intent._plans(enc, actor, enemies)
-    assert intent._plans(enc, actor, enemies) is kept
+    kept = intent.model.plans(enc, actor, enemies)
+    assert intent.model.plans(enc, actor, enemies) is kept
     x, y = actor.pos
     actor.pos = (x + 1, y)  # its own moves in its turn: the same plans
-    assert intent._plans(enc, actor, enemies) is kept
+    assert intent.model.plans(enc, actor, enemies) is kept
     enemies[0].hp -= 1
-    again = intent._plans(enc, actor, enemies)
+    again = intent.model.plans(enc, actor, enemies)
     assert again is not kept and set(again) == {e.id for e in enemies}
-    assert intent._plans(enc, actor, enemies) is again
+    assert intent.model.plans(enc, actor, enemies) is again
     x, y = enemies[0].pos
     enemies[0].pos = (x + 1, y)  # another unit placed elsewhere (a GM's correction): made again
-    assert intent._plans(enc, actor, enemies) is not again
+    assert intent.model.plans(enc, actor, enemies) is not again

@@ -52,16 +52,18 @@ class RiseView(DefaultView):
         return FATIGUE_COST * over + 0.2 * levels
 
     def state_key(self):
-        """The core's key and the phase: a square's threat differs in the movement phase (the enemies move too)."""
+        """The core's key, the phase and `anticipated`: a square's threat differs in the movement phase (the enemies
+        move too) unless the enemies already stand where they will move."""
         key = super().state_key()
-        return None if key is None else (key, self.enc.phase_index)
+        return None if key is None else (key, self.enc.phase_index, self.enc.anticipated)
 
     def threat(self, pos) -> float:
         """In the movement phase the enemies move at the same moment: an enemy whose sprint reaches a square next to
         pos threatens pos as if it stood there (its best strike from next to the actor), or as from where it stands,
-        whichever is worse. In the action phase, the core's threat from where they stand."""
+        whichever is worse. In the action phase, or on a copy with the enemies where they will move
+        (`Encounter.anticipated`), the core's threat from where they stand."""
         enc = self.enc
-        if enc.phase_index != 0:
+        if enc.phase_index != 0 or enc.anticipated:
             return super().threat(pos)
         got = self._threat.get(pos)
         if got is None:

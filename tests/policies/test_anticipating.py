@@ -1,0 +1,111 @@
+"""The anticipating heuristic (engine/policies/anticipating.py): in a simultaneous phase it scores its choices where
+its side's committed movements and the enemies' planned ones will leave the others."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import yaml
+
+from engine.core.battle import Battle
+from engine.core.dice import SeededDice
+from engine.core.generate import random_encounter
+from engine.core.tactics import DefaultView
+from engine.policies import rule_policy
+from engine.policies.anticipating import AnticipatingPolicy
+from engine.policies.heuristic import HeuristicPolicy, tactics_for
+from engine.policies.intent import HeuristicIntent
+from engine.rulesets import get_ruleset
+from envs.observation import ObservationEncoder
+from tests.rise.helpers import RS, SWORD, act, make, step, unit
+
+import random
+
+
+def _rise_battle():
+    """Ann and Bo (pcs) far from an orc, all plain sword fighters; Ann, then the orc, then Bo commit."""
+    return make(["." * 12] * 4, [unit("Ann", "pcs", (0, 0), SWORD), unit("Bo", "pcs", (0, 3), SWORD),
+                                 unit("Orc", "npcs", (11, 1), SWORD)], order=["Ann", "Orc", "Bo"])
+
+
+def test_the_copy_puts_its_sides_commitments_and_the_enemies_plans_never_their_commitments():
+    b = _rise_battle()
+    step(b, "move", square=(4, 0))        # Ann commits a move
+    orc = b.enc.unit("Orc")
+    planned = HeuristicIntent(RS).plan(b.enc, orc)
+    assert planned and planned[0].square not in (None, orc.pos)
+    step(b, "move", square=(10, 3))       # the orc commits something else than the heuristic's plan (hidden)
+    assert b.enc.actor.name == "Bo"
+    sim = AnticipatingPolicy(0).anticipated(b)
+    assert sim is not None and sim.anticipated and not b.enc.anticipated
+    assert sim.unit("Ann").pos == (4, 0)                 # its side's commitment: known
+    assert sim.unit("Orc").pos == planned[0].square      # the enemy: where the model says, not what it chose
+    assert sim.unit("Bo").pos == b.enc.unit("Bo").pos
+    assert [u.pos for u in b.enc.units] == [(0, 0), (0, 3), (11, 1)]  # the battle untouched
+
+
+def test_nobody_else_moving_or_a_sequential_turn_is_the_heuristic_itself():
+    b = make(["...."], [unit("Ann", "pcs", (0, 0), SWORD), unit("Orc", "npcs", (1, 0), SWORD)])
+    assert AnticipatingPolicy(0).anticipated(b) is None  # the orc, next to Ann, strikes where it stands
+    rs = get_ruleset("starship")
+    gen = yaml.safe_load(open("configs/starship/skirmish.yaml"))["env"]["generator"]
+    gen = {k: (tuple(v) if k in ("sizes", "layouts") else v) for k, v in gen.items()}
+    for seed in range(3):
+        enc = random_encounter(rs, random.Random(seed), **gen)
+        sb = Battle(enc, rs, SeededDice(seed))
+        sb.start()
+        pol, heur = AnticipatingPolicy(0), HeuristicPolicy(0)
+        for _ in range(30):
+            if sb.enc.over:
+                break
+            assert pol.anticipated(sb) is None
+            assert pol.scores(sb, seed=0) == heur.scores(sb, seed=0)
+            sb.step(heur.choose(sb))
+
+
+def test_on_the_copy_the_movement_phase_threat_is_from_where_the_enemies_will_stand():
+    """Rise's movement-phase threat counts an enemy that can move next to a square; on the anticipated copy the enemy
+    already stands where it moves, so the core's threat from there is used (the move is not counted twice)."""
+    b = _rise_battle()
+    tac = tactics_for(RS)
+    a = b.enc.actor
+    far = (3, 1)  # eight squares from the orc: beyond its charge, next to it once it sprints
+    moving = tac.view(b.enc, a).threat(far)
+    sim = b.enc.clone()
+    sim.anticipated = True
+    view = tac.view(sim, sim.actor)
+    standing = view.threat(far)
+    assert standing == DefaultView.threat(view, far) and moving > standing
+    sim.unit("Orc").pos = (4, 1)  # where it would end: next to the square
+    assert tac.view(sim, sim.actor).threat(far) == pytest.approx(moving)
+
+
+def test_it_is_a_rule_policy_and_a_prior():
+    assert isinstance(rule_policy("anticipating"), AnticipatingPolicy)
+    b = _rise_battle()
+    step(b, "move", square=(4, 0))
+    with_prior = {k: ObservationEncoder(RS, 4, 12, 4, prior=k) for k in ("heuristic", "anticipating")}
+    blocks = {k: e.encode(b.enc, b.enc.actor, battle=b)[e.base_size:] for k, e in with_prior.items()}
+    assert blocks["heuristic"].shape == blocks["anticipating"].shape
+    assert not np.array_equal(blocks["heuristic"], blocks["anticipating"])  # the orc's move changes its worth
+    assert blocks["anticipating"].max() == 0.0  # the anticipating choice scores 0, as the heuristic's does
+
+
+def test_it_plays_whole_rise_battles_legally_and_deterministically():
+    rs = get_ruleset("rise")
+    gen = yaml.safe_load(open("configs/rise/skirmish.yaml"))["env"]["generator"]
+    gen = {k: (tuple(v) if k in ("sizes", "layouts") else v) for k, v in gen.items()}
+
+    def play(seed):
+        b = Battle(random_encounter(rs, random.Random(seed), **gen), rs, SeededDice(seed))
+        b.start()
+        pols = {"pcs": AnticipatingPolicy(0), "npcs": HeuristicPolicy(1)}
+        log = []
+        while not b.enc.over and b.enc.round <= 6:
+            d = pols[b.enc.actor.side].choose(b)
+            assert d in b.legal()
+            log.append(d)
+            b.step(d)
+        return log
+
+    for seed in range(3):
+        assert play(seed) == play(seed)
