@@ -21,6 +21,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.logger import HParam, Image
 
+from engine.policies import RULE_POLICIES
 from engine.rulesets import get_ruleset
 
 from .checkpoints import save_model
@@ -32,7 +33,7 @@ NOT_SCALAR = ("stdout", "log", "json", "csv")
 
 
 def opponent_tag(spec: str) -> str:
-    if spec in ("random", "heuristic"):
+    if spec in RULE_POLICIES:
         return spec
     if spec.startswith("zoo:"):
         return "zoo_" + spec[4:]

@@ -310,4 +310,4 @@ def load_policy(spec: str, ruleset: Ruleset | str | None = None, seed: int | Non
         return MaskablePolicy(path, rs, deterministic, seed)
     if spec.endswith(".zip") or Path(spec).exists():
         return MaskablePolicy(spec, rs, deterministic, seed)
-    raise InputError(f"unknown policy '{spec}'", "POLICY", "use random, heuristic, zoo:<ruleset> or a model .zip")
+    raise InputError(f"unknown policy '{spec}'", "POLICY", "use random, heuristic, anticipating, zoo:<ruleset> or a model .zip")

@@ -9,7 +9,7 @@ DIFFICULTIES = ("easy", "normal", "hard", "deadly")
 def register(app: typer.Typer) -> None:
     @app.command()
     def autopilot(encounter: str = typer.Argument(..., help="encounter YAML (or a saved session JSON)"),
-                  npcs: str = typer.Option("heuristic", "--npcs", help="POLICY for the NPCs: random, heuristic, "
+                  npcs: str = typer.Option("heuristic", "--npcs", help="POLICY for the NPCs: random, heuristic, anticipating, "
                                                                         "zoo:<ruleset> or a model .zip"),
                   pcs: str = typer.Option("gm", "--pcs", help="gm (you type the PCs' turns) or a POLICY"),
                   dice: str = typer.Option("auto", "--dice", help="auto (rolled, faces shown) or manual (typed in)"),

@@ -25,7 +25,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def serve(encounter: str = typer.Argument(None, help="encounter YAML to open a session of (omit to serve the "
                                                          "saved sessions only)"),
-              npcs: str = typer.Option("heuristic", "--npcs", help="POLICY for the NPCs: random, heuristic, "
+              npcs: str = typer.Option("heuristic", "--npcs", help="POLICY for the NPCs: random, heuristic, anticipating, "
                                                                     "zoo:<ruleset> or a model .zip"),
               pcs: str = typer.Option("gm", "--pcs", help="gm (you decide the PCs' turns) or a POLICY proposing them"),
               dice: str = typer.Option("seeded", "--dice", help="seeded (rolled here) or manual (the table's, typed "

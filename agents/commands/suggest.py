@@ -48,7 +48,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def suggest(state: str = typer.Argument(..., help="an encounter YAML or a saved state JSON"),
                 policy: str = typer.Option("heuristic", "--policy", "-p",
-                                           help="random, heuristic, zoo:<ruleset> or a model .zip"),
+                                           help="random, heuristic, anticipating, zoo:<ruleset> or a model .zip"),
                 explain: bool = typer.Option(False, "--explain", help="add alternatives and probabilities"),
                 seed: int = typer.Option(0, "--seed", help="seed for initiative and simulated dice")):
         """Print the acting unit's whole turn as one JSON object; changes nothing. Decisions after a

@@ -63,7 +63,7 @@ class NewSession(Strict):
     encounter_yaml: str | None = Field(None, description="an encounter file's text")
     saved: str | None = Field(None, description="path of a saved session JSON on the server (`save FILE`)")
     state: dict[str, Any] | None = Field(None, description="a saved session JSON itself (GET .../save gives one)")
-    npcs: str = Field("heuristic", description="POLICY for the NPCs: random, heuristic, zoo:<ruleset>, a model .zip")
+    npcs: str = Field("heuristic", description="POLICY for the NPCs: random, heuristic, anticipating, zoo:<ruleset>, a model .zip")
     pcs: str = Field("gm", description="gm (the GM decides the PCs' turns) or a POLICY that proposes them too")
     dice: Literal["seeded", "manual"] = Field("seeded", description="seeded: rolled here; manual: the table's")
     difficulty: Literal[tuple(DIFFICULTY)] = "deadly"  # type: ignore[valid-type]

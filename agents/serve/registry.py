@@ -20,7 +20,7 @@ T = TypeVar("T")
 
 
 def resolve(spec: str, ruleset: Ruleset, seed: int, enc: Encounter) -> Policy:
-    """A POLICY string as `tactician autopilot` reads it (random, heuristic, zoo:<ruleset>, a model .zip)."""
+    """A POLICY string as `tactician autopilot` reads it (random, heuristic, anticipating, zoo:<ruleset>, a model .zip)."""
     from agents.autopilot.policies import resolve_policy
     return resolve_policy(spec, ruleset, seed, None, enc)
 

@@ -29,6 +29,7 @@ class AnticipatingPolicy(HeuristicPolicy):
     """The heuristic, which in a simultaneous phase scores its choices where the others' movements will leave them."""
 
     name = "anticipating"
+    honours_tactics = True  # units' `tactics` (flee_below, prefer_targets), as the heuristic
 
     def __init__(self, seed: int | None = 0):
         super().__init__(seed)

@@ -80,7 +80,11 @@ def test_on_the_copy_the_movement_phase_threat_is_from_where_the_enemies_will_st
 
 
 def test_it_is_a_rule_policy_and_a_prior():
-    assert isinstance(rule_policy("anticipating"), AnticipatingPolicy)
+    from agents.autopilot.policies import honours_tactics
+    from agents.policies import load_policy
+
+    assert isinstance(load_policy("anticipating", RS), AnticipatingPolicy)
+    assert honours_tactics(rule_policy("anticipating"))  # it applies units' tactics (flee_below ...) itself
     b = _rise_battle()
     step(b, "move", square=(4, 0))
     with_prior = {k: ObservationEncoder(RS, 4, 12, 4, prior=k) for k in ("heuristic", "anticipating")}
