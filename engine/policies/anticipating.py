@@ -47,12 +47,14 @@ class AnticipatingPolicy(HeuristicPolicy):
         if not rs.simultaneous or rs.phases[enc.phase_index] not in rs.simultaneous or enc.anticipated:
             return None
         a = enc.actor
+        tac = tactics_for(rs)
+        if not rs.economy.can_pay(rs.new_budget(enc, a), *tac.move_cost):
+            return None  # a phase without movements (Rise's action phase): nobody plans one in it
         intent = self._intent.get(rs.id)
         if intent is None:
             intent = self._intent[rs.id] = HeuristicIntent(rs)
         plans = intent.plans(enc, a, [u for u in enc.units if u.side != a.side and u.active])
         ends: dict[int, tuple[int, int]] = {}
-        tac = tactics_for(rs)
         mine = [(uid, ds) for uid, ds in enc.pending.items() if enc.units[uid].side == a.side and uid != a.id]
         for uid, ds in mine + list(plans.items()):  # an enemy's hidden commitment is never read: its plan is
             for d in ds:
