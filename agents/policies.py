@@ -310,4 +310,5 @@ def load_policy(spec: str, ruleset: Ruleset | str | None = None, seed: int | Non
         return MaskablePolicy(path, rs, deterministic, seed)
     if spec.endswith(".zip") or Path(spec).exists():
         return MaskablePolicy(spec, rs, deterministic, seed)
-    raise InputError(f"unknown policy '{spec}'", "POLICY", "use random, heuristic, anticipating, zoo:<ruleset> or a model .zip")
+    raise InputError(f"unknown policy '{spec}'", "POLICY",
+                     f"use {', '.join(RULE_POLICIES)}, zoo:<ruleset> or a model .zip")

@@ -19,10 +19,9 @@ import numpy as np
 from engine.core.ruleset import Ruleset
 from engine.core.state import Encounter
 from engine.core.units import Unit
-from engine.policies.intent import HeuristicIntent
+from engine.policies.intent import MOVES, HeuristicIntent
 
 ATTACKS = ("attack", "charge")
-MOVES = ("move", "withdraw", "run")
 
 
 def width(max_per_side: int) -> int:

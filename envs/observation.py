@@ -56,16 +56,16 @@ class ObservationEncoder:
             from .intent import EnemyIntent
             self.intent = EnemyIntent(ruleset, max_per_side, map_w, map_h)
             self.size += self.intent.size
-        # `prior="heuristic"`: a block of one value per action index after the rest (see envs/prior.py); a policy
-        # reads everything before it (`base_size`) through its network
+        # `prior` ("heuristic", "anticipating"): a block of one value per action index after the rest (see
+        # envs/prior.py); a policy reads everything before it (`base_size`) through its network
         self.base_size, self.prior = self.size, None
-        if prior in ("heuristic", "anticipating"):
+        if prior is not None:
             from .codec import ActionCodec
-            from .prior import HeuristicPrior
+            from .prior import PRIORS, HeuristicPrior
+            if prior not in PRIORS:
+                raise ValueError(f"prior '{prior}': the encoder knows {', '.join(p for p in PRIORS if p)} (or None)")
             self.prior = HeuristicPrior(ruleset, ActionCodec(ruleset, max_per_side, map_w, map_h), prior)
             self.size += self.prior.codec.n
-        elif prior is not None:
-            raise ValueError(f"prior '{prior}': the encoder knows 'heuristic', 'anticipating' (or None)")
         self._plane_at = {"wall": 0, "window": 0, "heavy_cover": 2, "low_cover": 1, "difficult": 3, "door": 4}
         plane_of = bytearray(256)  # a kind code (`Grid.kind_codes`) -> 1 + its terrain plane, 0 for none
         for kind, p in self._plane_at.items():

@@ -6,8 +6,8 @@ on a copy of the battle in which the others stand where the phase will take them
 their committed movements end (a side knows what it decided), the enemies where the heuristic's plan for each ends
 (`engine.policies.intent`, a model of the other side: against a heuristic it is what the enemy commits, against
 people a guess). The copy is marked `Encounter.anticipated`, so that a ruleset's square values do not count the
-others' movements a second time (Rise's movement-phase threat). Outside simultaneous phases, or when nobody else
-moves, it is the heuristic itself.
+others' movements a second time (Rise's movement-phase threat). Outside simultaneous phases, in a phase without
+movements (Rise's action phase) or when nobody else moves, it is the heuristic itself.
 """
 from __future__ import annotations
 
@@ -17,12 +17,10 @@ from engine.core.battle import Battle
 from engine.core.decision import Decision
 
 from .heuristic import HeuristicPolicy, tactics_for
-from .intent import HeuristicIntent
+from .intent import MOVES, HeuristicIntent
 
 if TYPE_CHECKING:
     from engine.core.state import Encounter
-
-MOVES = ("move", "withdraw", "run")
 
 
 class AnticipatingPolicy(HeuristicPolicy):
@@ -56,7 +54,7 @@ class AnticipatingPolicy(HeuristicPolicy):
         plans = intent.plans(enc, a, [u for u in enc.units if u.side != a.side and u.active])
         ends: dict[int, tuple[int, int]] = {}
         mine = [(uid, ds) for uid, ds in enc.pending.items() if enc.units[uid].side == a.side and uid != a.id]
-        for uid, ds in mine + list(plans.items()):  # an enemy's hidden commitment is never read: its plan is
+        for uid, ds in mine + list(plans.items()):  # an enemy's hidden commitment is never read, only its plan
             for d in ds:
                 if d.square is not None and tac.kind(d) in MOVES:
                     ends[uid] = d.square

@@ -20,6 +20,7 @@ from engine.core.state import Encounter
 from engine.core.units import Unit
 
 MAX_DECISIONS = 4  # of one unit's plan (a phase or turn rarely holds more than three)
+MOVES = ("move", "withdraw", "run")  # the tactics' kinds of decision that end on another square
 
 
 class HeuristicIntent:

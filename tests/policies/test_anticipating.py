@@ -2,6 +2,8 @@
 its side's committed movements and the enemies' planned ones will leave the others."""
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 import yaml
@@ -16,9 +18,7 @@ from engine.policies.heuristic import HeuristicPolicy, tactics_for
 from engine.policies.intent import HeuristicIntent
 from engine.rulesets import get_ruleset
 from envs.observation import ObservationEncoder
-from tests.rise.helpers import RS, SWORD, act, make, step, unit
-
-import random
+from tests.rise.helpers import RS, SWORD, make, step, unit
 
 
 def _rise_battle():
