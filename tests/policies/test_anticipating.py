@@ -113,3 +113,18 @@ def test_it_plays_whole_rise_battles_legally_and_deterministically():
 
     for seed in range(3):
         assert play(seed) == play(seed)
+
+
+def test_in_rise_it_wins_more_against_the_heuristic_than_the_heuristic_itself():
+    """The same 200 battles of Rise's skirmish generator (both seats), played by `anticipating` and by the heuristic
+    against the heuristic: knowing where the enemies go wins clearly more (53% against 43% over 1,000 battles)."""
+    from agents.evaluate import encounter_source, evaluate
+
+    rs = get_ruleset("rise")
+    gen = yaml.safe_load(open("configs/rise/skirmish.yaml"))["env"]["generator"]
+    gen = {k: (tuple(v) if k in ("sizes", "layouts") else v) for k, v in gen.items()}
+    src = encounter_source(rs, None, gen, 20)
+    rates = {name: evaluate(rule_policy(name, 0), HeuristicPolicy(1), rs, episodes=200, seed=0, source=src,
+                            workers=2)[0] for name in ("anticipating", "heuristic")}
+    assert rates["anticipating"]["win_rate"] >= rates["heuristic"]["win_rate"] + 0.05, rates
+    assert rates["anticipating"]["loss_rate"] < rates["heuristic"]["loss_rate"], rates
