@@ -37,7 +37,7 @@ class HeuristicPrior:
     """Fills a prior block (`codec.n` floats) for the acting unit of an encounter."""
 
     def __init__(self, ruleset: Ruleset, codec: ActionCodec, kind: str = "heuristic"):
-        self.ruleset, self.codec, self.kind = ruleset, codec, kind
+        self.ruleset, self.codec = ruleset, codec
         self.heuristic = rule_policy(kind, 0)
         self._dice = SeededDice(0)  # a Battle needs dice; scoring rolls none
 
