@@ -326,6 +326,12 @@ class Ruleset:
             enc.budget, enc.flags = budget, flags
         return events
 
+    def foresee(self, enc: "Encounter", unit: "Unit", decision: Decision) -> bool:
+        """Apply to enc (a copy: a tactician's guess, no dice) what of the unit's decision in the current simultaneous
+        phase takes effect before the phase's other choices land (Rise's Swift abilities); True if anything did.
+        Default: nothing does."""
+        return False
+
     # ---- reactions (out-of-turn decisions; see engine/core/reaction.py) -------------------------------------
     def legal_reactions(self, enc: "Encounter", unit: "Unit", trigger: Trigger) -> list[Decision]:
         """The reactions the rules allow `unit` now in answer to `trigger`, the usual choice first and `DECLINE`

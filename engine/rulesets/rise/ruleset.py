@@ -451,6 +451,13 @@ class RiseRuleset(Ruleset):
                     ev += self._act(enc, a, d, second, dice, react, ph)
         return ev + self._land(enc, ph, dice)
 
+    def foresee(self, enc: Encounter, unit: Unit, decision: Decision) -> bool:
+        """A total defense or a recover (Swift, no roll) takes effect before the phase's strikes land."""
+        if decision.action not in ("total_defense", "recover"):
+            return False
+        self._resolvers[decision.action](enc, unit, decision, None, None, None)
+        return True
+
     def _act(self, enc, a, d, second, dice, react, ph) -> list[Event]:
         ev = [new_event("action", a.id, d.target, {"action": d.action, "square": d.square, "option": d.option})]
         cost = FATIGUE.get(d.action)
