@@ -101,8 +101,8 @@ def threat_estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", t: "Unit", m
                     ) -> tuple[float, float]:
     """(hit chance, expected damage) of a's best strike on t with its next standard action from where it stands:
     melee, projectile, thrown, or a charge's melee strike. `memo` (a tactics view's) keeps, for calls on the same
-    state with the units on other squares, each creature's `_strikes_of` under its id and strike estimates under
-    `_strike`'s tuple keys."""
+    state with the units on other squares, each creature's `_strikes_of` under its id, strike estimates under
+    `_strike`'s tuple keys and charge squares under ("charge", ...) keys."""
     if a.down or t.down:
         return 0.0, 0.0
     best = (0.0, 0.0)
@@ -132,7 +132,14 @@ def threat_estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", t: "Unit", m
         for m, w, kinds in weapons:
             if not kinds or kinds[0][0] != "strike":
                 continue
-            sq = rs.charge_square(enc, a, t, kinds[0][1])
+            if memo is None:
+                sq = rs.charge_square(enc, a, t, kinds[0][1])
+            else:  # the line depends on the squares taken: of a, of t and of the acting unit (the others stay put)
+                actor = enc.actor
+                key = ("charge", a.id, a.pos, t.id, t.pos, kinds[0][1], actor.pos if actor is not None else None)
+                sq = memo.get(key, False)
+                if sq is False:
+                    sq = memo[key] = rs.charge_square(enc, a, t, kinds[0][1])
             if sq is not None:
                 e = _strike(memo, enc, a, t, "strike", m, 0, w)
                 if e.expected_damage > best[1]:
