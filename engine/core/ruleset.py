@@ -328,8 +328,8 @@ class Ruleset:
 
     def foresee(self, enc: "Encounter", unit: "Unit", decision: Decision) -> bool:
         """Apply to enc (a copy: a tactician's guess, no dice) what of the unit's decision in the current simultaneous
-        phase takes effect before the phase's other choices land (Rise's Swift abilities); True if anything did.
-        Default: nothing does."""
+        phase takes effect before the phase's other choices land (Rise's Swift abilities); True if anything did (enc
+        is changed only then). Default: nothing does."""
         return False
 
     # ---- reactions (out-of-turn decisions; see engine/core/reaction.py) -------------------------------------

@@ -98,11 +98,14 @@ class AnticipatingPolicy(HeuristicPolicy):
         worth = KILL_BONUS + 2.0 * max((rs.estimate(enc, a, d).expected_damage for d, _ in scored
                                         if tac.kind(d) in ATTACKS), default=0.0)
         out = []
+        sim = None  # a copy foresee has not changed (it changes one only when it returns True)
         for d, v in scored:
             if tac.kind(d) == "misc":
-                sim = enc.clone()
+                if sim is None:
+                    sim = enc.clone()
                 if rs.foresee(sim, sim.units[a.id], d):
                     v += GUARD_WEIGHT * worth * (now - chance(sim))
+                    sim = None
             out.append((d, v))
         return out
 
