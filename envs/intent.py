@@ -19,9 +19,7 @@ import numpy as np
 from engine.core.ruleset import Ruleset
 from engine.core.state import Encounter
 from engine.core.units import Unit
-from engine.policies.intent import MOVES, HeuristicIntent
-
-ATTACKS = ("attack", "charge")
+from engine.policies.intent import ATTACKS, MOVES, HeuristicIntent
 
 
 def width(max_per_side: int) -> int:

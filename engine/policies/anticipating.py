@@ -25,14 +25,13 @@ from engine.core.battle import Battle
 from engine.core.decision import Decision
 
 from .heuristic import KILL_BONUS, HeuristicPolicy, tactics_for
-from .intent import MOVES, HeuristicIntent
+from .intent import ATTACKS, MOVES, HeuristicIntent
 
 if TYPE_CHECKING:
     from engine.core.state import Encounter
     from engine.core.units import Unit
 
 GUARD_WEIGHT = 1.5  # of the unit's worth, per unit of chance taken off the planned attacks downing it
-ATTACKS = ("attack", "charge")  # the tactics' kinds of decision that attack a target
 MAX_ATTACKS = 8  # planned attacks on one unit whose hits are counted together (2**8 outcomes)
 
 
@@ -80,7 +79,8 @@ class AnticipatingPolicy(HeuristicPolicy):
         if not rs.simultaneous or rs.phases[enc.phase_index] not in rs.simultaneous or enc.anticipated:
             return scored
         tac = tactics_for(rs)
-        if all(tac.kind(d) != "misc" for d, _ in scored):
+        kinds = [tac.kind(d) for d, _ in scored]
+        if "misc" not in kinds:
             return scored
         a = enc.actor
         attacks = [(uid, d) for uid, ds in self._plans(enc, rs, a).items() for d in ds
@@ -95,12 +95,12 @@ class AnticipatingPolicy(HeuristicPolicy):
         now = chance(enc)
         if now <= 0:
             return scored
-        worth = KILL_BONUS + 2.0 * max((rs.estimate(enc, a, d).expected_damage for d, _ in scored
-                                        if tac.kind(d) in ATTACKS), default=0.0)
+        worth = KILL_BONUS + 2.0 * max((rs.estimate(enc, a, d).expected_damage for (d, _), k in zip(scored, kinds)
+                                        if k in ATTACKS), default=0.0)
         out = []
         sim = None  # a copy foresee has not changed (it changes one only when it returns True)
-        for d, v in scored:
-            if tac.kind(d) == "misc":
+        for (d, v), k in zip(scored, kinds):
+            if k == "misc":
                 if sim is None:
                     sim = enc.clone()
                 if rs.foresee(sim, sim.units[a.id], d):

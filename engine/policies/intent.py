@@ -21,6 +21,7 @@ from engine.core.units import Unit
 
 MAX_DECISIONS = 4  # of one unit's plan (a phase or turn rarely holds more than three)
 MOVES = ("move", "withdraw", "run")  # the tactics' kinds of decision that end on another square
+ATTACKS = ("attack", "charge")  # the tactics' kinds of decision that attack a target
 
 
 class HeuristicIntent:
