@@ -62,25 +62,25 @@ def estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", d: Decision) -> Est
 
 
 def _strike(memo: dict | None, enc: "Encounter", a: "Unit", t: "Unit", kind: str, mode: int, dist: int,
-            w: dict) -> Estimate:
+            short: int) -> Estimate:
     """`strike` from where a stands (at `dist` from t), remembered in memo (or not, None) by what of the squares it
-    depends on: for a shot or a throw whether t is adjacent and beyond short range (`combat.accuracy`), for a melee
-    strike nothing."""
+    depends on: for a shot or a throw (`short`: its short range) whether t is adjacent and beyond short range
+    (`combat.accuracy`), for a melee strike nothing."""
     if memo is None:
         return strike(enc, a, t, kind, mode)
     if kind == "strike":
         key = (a.id, t.id, kind, mode)
     else:
-        key = (a.id, t.id, kind, mode, dist <= 1, dist > C.ranges(w, kind)[0])
+        key = (a.id, t.id, kind, mode, dist <= 1, dist > short)
     got = memo.get(key)
     if got is None:
         got = memo[key] = strike(enc, a, t, kind, mode)
     return got
 
 
-def _strikes_of(rs: "RiseRuleset", a: "Unit") -> list[tuple[int, dict, list[tuple[str, int]]]]:
-    """Per weapon mode a can strike one target with (not a split strike): (mode, weapon, [(kind, farthest reach in
-    squares)] for each kind of strike it allows, melee first)."""
+def _strikes_of(rs: "RiseRuleset", a: "Unit") -> list[tuple[int, dict, list[tuple[str, int, int]]]]:
+    """Per weapon mode a can strike one target with (not a split strike): (mode, weapon, [(kind, farthest reach, short
+    range, in squares)] for each kind of strike it allows, melee first (its short range 0: unused))."""
     out = []
     for m in rs.modes(a):
         if m == C.SPLIT:
@@ -88,11 +88,11 @@ def _strikes_of(rs: "RiseRuleset", a: "Unit") -> list[tuple[int, dict, list[tupl
         w = C.weapon_for(a, m)
         if w is None:
             continue
-        kinds = [("strike", C.melee_reach(w))] if C.can_melee(w) else []
+        kinds = [("strike", C.melee_reach(w), 0)] if C.can_melee(w) else []
         for kind in ("shoot", "hurl"):
             r = C.ranges(w, kind)
             if r is not None:
-                kinds.append((kind, r[1]))
+                kinds.append((kind, r[1], r[0]))
         out.append((m, w, kinds))
     return out
 
@@ -117,7 +117,7 @@ def threat_estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", t: "Unit", m
         if weapons is None:
             weapons = memo[a.id] = _strikes_of(rs, a)
     for m, w, kinds in weapons:
-        for kind, far in kinds:
+        for kind, far, short in kinds:
             if dist > far:
                 continue
             if effect is None:
@@ -125,12 +125,15 @@ def threat_estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", t: "Unit", m
             if not effect:
                 break
             melee = melee or kind == "strike"
-            e = _strike(memo, enc, a, t, kind, m, dist, w)
+            e = _strike(memo, enc, a, t, kind, m, dist, short)
             if e.expected_damage > best[1]:
                 best = (e.hit_chance, e.expected_damage)
     if not melee and not a.state["grapple"] and not a.state["prone"] and dist <= rs.speed(a) + 2:
         for m, w, kinds in weapons:
             if not kinds or kinds[0][0] != "strike":
+                continue
+            e = _strike(memo, enc, a, t, "strike", m, 0, 0)
+            if e.expected_damage <= best[1]:  # where the charge ends matters only to a better strike
                 continue
             if memo is None:
                 sq = rs.charge_square(enc, a, t, kinds[0][1])
@@ -141,9 +144,7 @@ def threat_estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", t: "Unit", m
                 if sq is False:
                     sq = memo[key] = rs.charge_square(enc, a, t, kinds[0][1])
             if sq is not None:
-                e = _strike(memo, enc, a, t, "strike", m, 0, w)
-                if e.expected_damage > best[1]:
-                    best = (e.hit_chance, e.expected_damage)
+                best = (e.hit_chance, e.expected_damage)
     return best[0], min(best[1], float(t.hp) + 4)
 
 

@@ -35,6 +35,7 @@ class RiseView(DefaultView):
     def __init__(self, tac, enc, a):
         super().__init__(tac, enc, a)
         self._strikes: dict = {}  # strike estimates by what of the squares they depend on (estimates.threat_estimate)
+        self._beside: dict[int, float] = {}  # per enemy, the expected damage of its best strike from beside the actor
 
     def threat_of(self, attacker, target):
         return threat_estimate(self.rs, self.enc, attacker, target, self._strikes)
@@ -78,16 +79,25 @@ class RiseView(DefaultView):
                         dx, dy = (e.pos[0] > pos[0]) - (e.pos[0] < pos[0]), (e.pos[1] > pos[1]) - (e.pos[1] < pos[1])
                         near = (pos[0] + dx, pos[1] + dy)
                         if near != pos and g.inside(*near) and g.passable(g.index(*near)):
-                            start = e.pos
-                            e.pos = near
-                            try:
-                                dmg = max(dmg, self.threat_of(e, a)[1])
-                            finally:
-                                e.pos = start
+                            dmg = max(dmg, self._from_beside(e, near))
                     total += dmg
             finally:
                 a.pos = here
             got = self._threat[pos] = total
+        return got
+
+    def _from_beside(self, e, near) -> float:
+        """The expected damage of e's best strike on the actor from the square near next to it (e placed there): the
+        same from every square beside the actor, for `threat_estimate` remembers strikes by what of the squares they
+        depend on (an adjacent target; a line to it always clear)."""
+        got = self._beside.get(e.id)
+        if got is None:
+            start = e.pos
+            e.pos = near
+            try:
+                got = self._beside[e.id] = self.threat_of(e, self.a)[1]
+            finally:
+                e.pos = start
         return got
 
     def key_squares(self) -> set:
