@@ -97,12 +97,12 @@ def _strikes_of(rs: "RiseRuleset", a: "Unit") -> list[tuple[int, dict, list[tupl
     return out
 
 
-def threat_estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", t: "Unit", memo: dict | None = None
-                    ) -> tuple[float, float]:
+def threat_estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", t: "Unit", memo: dict | None = None,
+                    charge: bool = True) -> tuple[float, float]:
     """(hit chance, expected damage) of a's best strike on t with its next standard action from where it stands:
-    melee, projectile, thrown, or a charge's melee strike. `memo` (a tactics view's) keeps, for calls on the same
-    state with the units on other squares, each creature's `_strikes_of` under its id, strike estimates under
-    `_strike`'s tuple keys and charge squares under ("charge", ...) keys."""
+    melee, projectile, thrown, or (unless `charge` is False) a charge's melee strike. `memo` (a tactics view's)
+    keeps, for calls on the same state with the units on other squares, each creature's `_strikes_of` under its id,
+    strike estimates under `_strike`'s tuple keys and charge squares under ("charge", ...) keys."""
     if a.down or t.down:
         return 0.0, 0.0
     best = (0.0, 0.0)
@@ -128,7 +128,7 @@ def threat_estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", t: "Unit", m
             e = _strike(memo, enc, a, t, kind, m, dist, short)
             if e.expected_damage > best[1]:
                 best = (e.hit_chance, e.expected_damage)
-    if not melee and not a.state["grapple"] and not a.state["prone"] and dist <= rs.speed(a) + 2:
+    if charge and not melee and not a.state["grapple"] and not a.state["prone"] and dist <= rs.speed(a) + 2:
         for m, w, kinds in weapons:
             if not kinds or kinds[0][0] != "strike":
                 continue

@@ -74,13 +74,15 @@ class RiseView(DefaultView):
             total = 0.0
             try:
                 for e in self._attackers:
-                    dmg = self.threat_of(e, a)[1]
+                    beside = None
                     if not e.state["grapple"] and g.distance(e.pos, pos) - 1 <= 2 * rs.speed(e):
                         dx, dy = (e.pos[0] > pos[0]) - (e.pos[0] < pos[0]), (e.pos[1] > pos[1]) - (e.pos[1] < pos[1])
                         near = (pos[0] + dx, pos[1] + dy)
                         if near != pos and g.inside(*near) and g.passable(g.index(*near)):
-                            dmg = max(dmg, self._from_beside(e, near))
-                    total += dmg
+                            beside = self._from_beside(e, near)
+                    # a charge ends in a melee strike, which the strike from beside counts already
+                    dmg = threat_estimate(rs, enc, e, a, self._strikes, charge=beside is None)[1]
+                    total += dmg if beside is None or dmg >= beside else beside
             finally:
                 a.pos = here
             got = self._threat[pos] = total
