@@ -20,24 +20,37 @@ N_FEATURES = 8
 BRAWL_WORTH = {"trip": 0.35, "grapple": 0.3, "shove": 0.1, "throw": 0.2}  # of the target's danger, on a success
 
 
+_FIGURES: dict = {}  # strike's estimates by what they depend on besides the accuracy bonus and the defense
+
+
 def strike(enc: "Encounter", a: "Unit", t: "Unit", kind: str, mode: int, pos=None) -> Estimate:
     """A strike's chances and expected damage (a split strike on one of its two targets)."""
     w = C.weapon_for(a, mode)
     if w is None:
         return Estimate()
-    here = a.pos
-    if pos is not None:
+    if pos is None:
+        bonus = C.accuracy(enc, a, t, w, kind)[0]
+    else:
+        here = a.pos
         a.pos = pos
-    try:
-        bonus, _ = C.accuracy(enc, a, t, w, kind)
-    finally:
-        a.pos = here
-    crit, hit, glance = C.chances(bonus, C.defense(enc, t, "armor"), w)
-    mean, extra = C.damage_mean(a, w)
-    dmg = (hit + crit) * mean + crit * extra + glance * mean / 2
-    if mode == C.SPLIT:
-        dmg /= 2
-    return Estimate(hit + crit, min(dmg, float(t.hp) + 4), kill_guess(hit + crit, dmg, t.hp))
+        try:
+            bonus = C.accuracy(enc, a, t, w, kind)[0]
+        finally:
+            a.pos = here
+    dfn = C.defense(enc, t, "armor")
+    # the rest depends on these alone (the weapon by identity: the memo holds it, so its id is not reused)
+    key = (id(w), bonus, dfn, a.stats["power"], mode == C.SPLIT, t.hp)
+    got = _FIGURES.get(key)
+    if got is None or got[0] is not w:
+        crit, hit, glance = C.chances(bonus, dfn, w)
+        mean, extra = C.damage_mean(a, w)
+        dmg = (hit + crit) * mean + crit * extra + glance * mean / 2
+        if mode == C.SPLIT:
+            dmg /= 2
+        if len(_FIGURES) > 65536:
+            _FIGURES.clear()
+        got = _FIGURES[key] = (w, Estimate(hit + crit, min(dmg, float(t.hp) + 4), kill_guess(hit + crit, dmg, t.hp)))
+    return got[1]
 
 
 def brawl(enc: "Encounter", a: "Unit", t: "Unit", defenses: tuple[str, ...]) -> float:
