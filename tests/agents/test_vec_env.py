@@ -251,3 +251,52 @@ def test_a_rollout_played_in_the_workers_steps_as_the_same_actions_would():
     finally:
         sharded.close()
         dummy.close()
+
+
+class _Slow(TacticsEnv):
+    """A Saga env whose steps take 40 ms: the slower worker's."""
+
+    def step(self, action):
+        import time
+
+        time.sleep(0.04)
+        return super().step(action)
+
+
+def test_a_pipelined_group_runs_ahead_of_a_slower_worker_and_steps_as_lockstep_would():
+    """With `set_prefetch`, while `step_wait` waits for the slow worker's step it reads and acts for the steps the
+    fast worker's group has gone on to, up to `LOOKAHEAD` of them; every env still steps as a DummyVecEnv stepped with
+    the same actions (the first legal one of each env, chosen by the prefetch for the groups it saw)."""
+    from agents.vec_env import LOOKAHEAD
+
+    gen = {"sizes": (1, 2), "width": 8, "height": 8}
+    fns = [lambda: TacticsEnv("saga", opponent="random", generator=gen),
+           lambda: _Slow("saga", opponent="random", generator=gen)]
+    dummy, sharded = DummyVecEnv(fns), ShardedVecEnv(fns, workers=2)
+    acted: list[list[int]] = []  # per step_wait, the groups the prefetch acted for
+
+    def first_legal(k, obs, masks):
+        acted[-1].append(k)
+        return masks.argmax(axis=1)
+
+    try:
+        dummy.seed(7)
+        sharded.seed(7)
+        np.testing.assert_array_equal(sharded.reset(), dummy.reset())
+        sharded.set_prefetch(first_legal)
+        for _ in range(12):
+            acted.append([])
+            actions = np.stack(dummy.env_method("action_masks")).argmax(axis=1)
+            o1, r1, d1, _ = dummy.step(actions)
+            o2, r2, d2, _ = sharded.step(actions)
+            np.testing.assert_array_equal(o2, o1)
+            np.testing.assert_array_equal(r2, r1)
+            np.testing.assert_array_equal(d2, d1)
+        # the slow group once a step; the fast one ran ahead (several steps acted in one wait), never by more
+        # than LOOKAHEAD
+        assert all(a.count(1) == 1 for a in acted)
+        assert max(a.count(0) for a in acted) >= 2 and sum(a.count(0) for a in acted[:-1]) <= 11 + LOOKAHEAD
+    finally:
+        sharded.set_prefetch(None)
+        sharded.close()
+        dummy.close()
