@@ -91,9 +91,25 @@ def _strike(memo: dict | None, enc: "Encounter", a: "Unit", t: "Unit", kind: str
     return got
 
 
+_STRIKES: dict = {}  # `_strikes_of` by what it depends on
+
+
 def _strikes_of(rs: "RiseRuleset", a: "Unit") -> list[tuple[int, dict, list[tuple[str, int, int]]]]:
     """Per weapon mode a can strike one target with (not a split strike): (mode, weapon, [(kind, farthest reach, short
-    range, in squares)] for each kind of strike it allows, melee first (its short range 0: unused))."""
+    range, in squares)] for each kind of strike it allows, melee first (its short range 0: unused)). Remembered by
+    what it depends on: the stat block (replaced, never changed, in play; the memo holds it, so its id is not reused),
+    the weapons in hand and whether a is grappling."""
+    s = a.state
+    key = (id(a.stats), tuple(s["held"]), bool(s["grapple"]))
+    got = _STRIKES.get(key)
+    if got is None or got[0] is not a.stats:
+        if len(_STRIKES) > 4096:
+            _STRIKES.clear()
+        got = _STRIKES[key] = (a.stats, _list_strikes(rs, a))
+    return got[1]
+
+
+def _list_strikes(rs: "RiseRuleset", a: "Unit") -> list[tuple[int, dict, list[tuple[str, int, int]]]]:
     out = []
     for m in rs.modes(a):
         if m == C.SPLIT:

@@ -839,6 +839,15 @@ class RiseRuleset(Ruleset):
     def threat_estimate(self, enc: Encounter, attacker: Unit, target: Unit) -> tuple[float, float]:
         return E.threat_estimate(self, enc, attacker, target)
 
+    def observation_parts(self, enc: Encounter, actor: Unit, units: list[Unit]) -> list:
+        """The core's rows, their threat estimates sharing one memo (`estimates.threat_estimate`: the state does not
+        change between them)."""
+        memo: dict = {}
+        side = actor.side
+        return [(E.unit_features(self, enc, u), E.threat_estimate(self, enc, actor, u, memo)
+                 + E.threat_estimate(self, enc, u, actor, memo) if u.side != side and u.active else None)
+                for u in units]
+
     def unit_features(self, enc: Encounter, unit: Unit) -> list[float]:
         return E.unit_features(self, enc, unit)
 
