@@ -28,10 +28,9 @@ What differs from `sb3_contrib.MaskablePPO`, and why it learns the same thing:
   * optionally (`update_threads`, a ThreadChooser) the updates' torch thread count is picked from timed
     minibatches, since on a shared machine a second thread can make them several times slower;
   * with env worker processes (`pipeline`, ShardedVecEnv `set_prefetch`) each group of envs gets its next
-    actions as soon as its step is read, and may run a few steps ahead of the slowest group (agents/vec_env.py
-    `LOOKAHEAD`): the same samples from the same generator (a step's uniforms are drawn for all envs at once), so
-    the same rollouts, with less waiting for the slower worker (with several groups a worker, the network runs on
-    fewer rows at a time, and its floats round differently);
+    actions as soon as its step is read: the same samples from the same generator (a step's uniforms are drawn
+    for all envs at once), so the same rollouts, with less waiting for the slower worker (with several groups a
+    worker, the network runs on fewer rows at a time, and its floats round differently);
   * with `worker_rollouts` and a plain MLP policy the env workers play the whole rollout themselves with a copy of
     the policy (`WorkerActor`, frozen for the rollout as PPO has it; ShardedVecEnv `start_rollout`) and stream the
     steps back, which the callbacks and the buffer take one at a time: the same algorithm without a round trip per
@@ -47,7 +46,6 @@ saved zip: models save and load as plain MaskablePPO models (`MaskablePPO.load` 
 from __future__ import annotations
 
 import time
-from collections import defaultdict, deque
 from collections.abc import Callable, Generator
 from typing import Any
 
@@ -648,39 +646,27 @@ class FastMaskablePPO(MaskablePPO):
         sharded = env.unwrapped if self.pipeline else None
         if not (isinstance(sharded, ShardedVecEnv) and len(sharded.shards) > 1):
             sharded = None
-        # per group, the choices of its steps under way, in step order (the first for step `n_steps`); per step, its
-        # uniforms, drawn for all envs at once when its first group is acted for: what the lockstep `choose` draws,
-        # whatever order the groups come in (a group reaches a step after every step before it has been drawn). Left
-        # by a rollout that a callback stopped with steps sent, numbered from this rollout's first step.
-        prefetched: dict[int, deque]
-        uniforms: dict[int, th.Tensor]
-        prefetched, uniforms = self.__dict__.pop("_prefetched", None) or (defaultdict(deque), {})
-
-        def step_uniforms(step: int) -> th.Tensor:
-            got = uniforms.get(step)
-            if got is None:
-                got = uniforms[step] = th.rand((env.num_envs, 1))
-            return got
+        # the actions of steps under way: left by a rollout that a callback stopped after they were sent
+        prefetched: dict[int, tuple] = self.__dict__.pop("_prefetched", None) or {}
+        # a step's uniforms, drawn for all envs at once when its first group is acted for: what the lockstep
+        # `choose` draws, whatever order the groups come in
+        uniforms: list[th.Tensor] = []
 
         def prefetch(k: int, obs: np.ndarray, masks: np.ndarray | None):
-            step = n_steps + 1 + len(prefetched[k])  # the step these observations are for
-            if step >= n_rollout_steps or masks is None:  # past the rollout's last step: nothing
+            if n_steps + 1 >= n_rollout_steps or masks is None:  # the rollout's last step: nothing after it
                 return None
+            if not prefetched:
+                uniforms[:] = [th.rand((env.num_envs, 1))]
             group = sharded.shards[k]
-            prefetched[k].append(choose(obs, masks, step_uniforms(step)[group[0]:group[-1] + 1]))
-            return prefetched[k][-1][0]
+            prefetched[k] = choose(obs, masks, uniforms[0][group[0]:group[-1] + 1])
+            return prefetched[k][0]
 
         if sharded is not None:
             sharded.set_prefetch(prefetch)
         try:
             while n_steps < n_rollout_steps:
-                if sharded is not None and any(prefetched[k] for k in range(len(sharded.shards))):
-                    parts = [prefetched[k].popleft() if prefetched[k] else None for k in range(len(sharded.shards))]
-                    if None in parts:  # after a stopped rollout: the groups not under way act now
-                        now = choose(self._last_obs, vec_action_masks(env), step_uniforms(n_steps))
-                        parts = [p if p is not None else
-                                 tuple(x[g[0]:g[-1] + 1] for x in now) for p, g in zip(parts, sharded.shards)]
-                    uniforms.pop(n_steps, None)
+                if sharded is not None and len(prefetched) == len(sharded.shards):
+                    parts = [prefetched.pop(k) for k in range(len(sharded.shards))]
                     actions = np.concatenate([p[0] for p in parts])
                     values, log_probs = th.cat([p[1] for p in parts]), th.cat([p[2] for p in parts])
                     action_masks = np.concatenate([p[3] for p in parts])
@@ -690,9 +676,8 @@ class FastMaskablePPO(MaskablePPO):
                 self.num_timesteps += env.num_envs
                 callback.update_locals(locals())
                 if not callback.on_step():
-                    if any(prefetched.values()):  # steps under way: the next rollout acts with these
-                        self._prefetched = (prefetched, {s - n_steps - 1: u for s, u in uniforms.items()
-                                                         if s > n_steps})
+                    if prefetched:  # steps under way: the next rollout acts with these
+                        self._prefetched = prefetched
                     self._last_obs, self._last_episode_starts = new_obs, dones
                     return False
                 n_steps += 1

@@ -10,9 +10,6 @@ process only gathers the results. Everything else behaves as a DummyVecEnv: seed
 With `set_prefetch` the stepping is pipelined: the learner acts for a group of envs as soon as their step is
 read, and their worker starts that group's next step while the learner reads and acts for the others
 (agents/fast_ppo.py does this when `train.pipeline` is on); the rollouts are the same, the workers wait less.
-A group runs up to `LOOKAHEAD` steps ahead of the slowest: while the learner waits for one worker's step, it reads
-and acts for the steps the other has gone on to (an env step's cost varies with the opponent's decisions in it,
-and a worker kept within one step of the other waited for it ~20% of a Rise rollout).
 With `groups` > 1 each worker holds that many groups of envs and steps them in turn, so that it has a group to
 step while the learner reads and acts for the one it has just stepped; a worker's answers go out from a thread
 of its own, so it does not wait for the learner to read them either.
@@ -47,8 +44,6 @@ from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper, Ve
 from .forked import EXIT_CODES, WorkerDied, worker_signals
 from .heap import settle_worker
 
-
-LOOKAHEAD = 4  # pipelined stepping: answers a group may have read ahead of the step the learner is at
 
 class MaskedDummyVecEnv(DummyVecEnv):
     """A DummyVecEnv that keeps the action masks of its envs in one (n_envs x n) bool array, refreshed after
@@ -279,11 +274,9 @@ class ShardedVecEnv(VecEnv):
         self.waiting = self.closed = False
         self._masks: np.ndarray | None = None
         self._prefetch: Callable[[int, np.ndarray, np.ndarray | None], np.ndarray | None] | None = None
-        self._sent = [0] * len(self.shards)  # per group: its steps sent that `step_wait` has not returned yet
+        self._sent = [False] * len(self.shards)  # a step of the group's envs under way (its answer not read)
         self._pending: list[deque[int]] = [deque() for _ in self._blocks]  # per worker: its groups under way, in order
-        # per group: answers read before the `step_wait` that returns them, each with whether `_prefetch` has seen it
-        # (read ahead by a pipelined `step_wait`) or not (by `_settle`)
-        self._early: list[deque[tuple[Any, bool]]] = [deque() for _ in self.shards]
+        self._early: list[Any] = [None] * len(self.shards)  # answers read before step_wait (`_settle`)
         self._playing = [0] * len(self._blocks)  # per worker: steps of its rollout still to read (`start_rollout`)
         self._played: list[deque] = [deque() for _ in self._blocks]  # per worker: rollout steps read, not replayed
         self._replay: tuple | None = None  # the rollout step `next_acted` gave, for `step_wait`
@@ -325,9 +318,7 @@ class ShardedVecEnv(VecEnv):
         their next step, sent at once, so that their worker steps them on while the learner waits for the others
         and acts for them; the next `step_async` then sends nothing for group k, its actions being those already
         sent. None: no next step sent. The learner's rollout loop (agents/fast_ppo.py) sets it; None switches it
-        off. While it waits for a group's step, `step_wait` also reads the answers of the groups that have gone on
-        (up to `LOOKAHEAD` steps ahead) and calls `fn` on them as they come: a group's calls come in its step order,
-        the groups' interleaved."""
+        off."""
         self._prefetch = fn
 
     # ---- rollouts played in the workers -------------------------------------------------------------------
@@ -376,7 +367,7 @@ class ShardedVecEnv(VecEnv):
         w = self._worker_of[k]
         self.remotes[w].send(("step", (lo, hi, actions)))
         self._pending[w].append(k)
-        self._sent[k] += 1
+        self._sent[k] = True
 
     def _read(self, w: int) -> tuple[int, Any]:
         """The next answer of worker w to a step: (its group, the answer)."""
@@ -404,36 +395,24 @@ class ShardedVecEnv(VecEnv):
                     np.concatenate([p[5] for p in parts]), infos)
         results: list[Any] = [None] * len(self.shards)
         todo = set(range(len(self.shards)))
-        early, ahead = self._early, self._prefetch is not None
 
-        def act(k: int, got: Any) -> None:
+        def take(k: int, got: Any) -> None:
+            self._sent[k] = False
+            results[k] = got
+            todo.discard(k)
             if self._prefetch is not None and not isinstance(got, _Failure):
                 nxt = self._prefetch(k, got[0], got[5])
                 if nxt is not None:
                     self._send_step(k, nxt)
 
-        def take(k: int, got: Any, acted: bool) -> None:
-            self._sent[k] -= 1
-            results[k] = got
-            todo.discard(k)
-            if not acted:
-                act(k, got)
-
         for k in range(len(self.shards)):
-            if early[k]:
-                take(k, *early[k].popleft())
-        # whichever worker answers first (a worker answers its groups in the order they were sent): this step's
-        # answers, and those of the steps after it of the groups that have gone on
-        while todo:
-            waiting = [w for w, q in enumerate(self._pending)
-                       if q and (q[0] in todo or (ahead and len(early[q[0]]) < LOOKAHEAD))]
+            if self._early[k] is not None:
+                got, self._early[k] = self._early[k], None
+                take(k, got)
+        while todo:  # whichever worker answers first (a worker answers its groups in the order they were sent)
+            waiting = [w for w, q in enumerate(self._pending) if q and q[0] in todo]
             for conn in mp_connection.wait([self.remotes[w] for w in waiting]):
-                k, got = self._read(self.remotes.index(conn))
-                if k in todo:
-                    take(k, got, False)
-                else:
-                    early[k].append((got, True))
-                    act(k, got)
+                take(*self._read(self.remotes.index(conn)))
         for g in results:
             if isinstance(g, _Failure):
                 self._settle()
@@ -460,7 +439,7 @@ class ShardedVecEnv(VecEnv):
         for w, q in enumerate(self._pending):
             while q:
                 k, got = self._read(w)
-                self._early[k].append((got, False))
+                self._early[k] = got
         for w, left in enumerate(self._playing):  # a rollout's steps: kept for `next_acted`
             for _ in range(left):
                 got = self._recv(w)
@@ -471,8 +450,8 @@ class ShardedVecEnv(VecEnv):
 
     def reset(self):
         self._settle()
-        self._sent = [0] * len(self.shards)  # a reset replaces whatever those steps did
-        self._early = [deque() for _ in self.shards]
+        self._sent = [False] * len(self.shards)  # a reset replaces whatever those steps did
+        self._early = [None] * len(self.shards)
         self._played = [deque() for _ in self._blocks]
         self._replay = None
         for remote, block in zip(self.remotes, self._blocks):
