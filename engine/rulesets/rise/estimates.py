@@ -74,23 +74,6 @@ def estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", d: Decision) -> Est
     return Estimate()
 
 
-def _strike(memo: dict | None, enc: "Encounter", a: "Unit", t: "Unit", kind: str, mode: int, dist: int,
-            short: int) -> Estimate:
-    """`strike` from where a stands (at `dist` from t), remembered in memo (or not, None) by what of the squares it
-    depends on: for a shot or a throw (`short`: its short range) whether t is adjacent and beyond short range
-    (`combat.accuracy`), for a melee strike nothing."""
-    if memo is None:
-        return strike(enc, a, t, kind, mode)
-    if kind == "strike":
-        key = (a.id, t.id, kind, mode)
-    else:
-        key = (a.id, t.id, kind, mode, dist <= 1, dist > short)
-    got = memo.get(key)
-    if got is None:
-        got = memo[key] = strike(enc, a, t, kind, mode)
-    return got
-
-
 _STRIKES: dict = {}  # `_strikes_of` by what it depends on
 
 
@@ -130,8 +113,10 @@ def threat_estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", t: "Unit", m
                     charge: bool = True) -> tuple[float, float]:
     """(hit chance, expected damage) of a's best strike on t with its next standard action from where it stands:
     melee, projectile, thrown, or (unless `charge` is False) a charge's melee strike. `memo` (a tactics view's)
-    keeps, for calls on the same state with the units on other squares, each creature's `_strikes_of` under its id,
-    strike estimates under `_strike`'s tuple keys and charge squares under ("charge", ...) keys."""
+    keeps, for calls on the same state with the units on other squares: each creature's `_strikes_of` under its id;
+    under (a.id, t.id) a's `strike` estimates on t by what of the squares they depend on (a melee strike's by its
+    mode alone, a shot's or a throw's by (kind, mode, whether t is adjacent, whether beyond short range):
+    `combat.accuracy`); charge squares under ("charge", ...) keys."""
     if a.down or t.down:
         return 0.0, 0.0
     best = (0.0, 0.0)
@@ -140,11 +125,15 @@ def threat_estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", t: "Unit", m
     dist = g.distance(a.pos, t.pos)
     effect = None
     if memo is None:
-        weapons = _strikes_of(rs, a)
+        weapons, pair = _strikes_of(rs, a), None
     else:
         weapons = memo.get(a.id)
         if weapons is None:
             weapons = memo[a.id] = _strikes_of(rs, a)
+        pk = (a.id, t.id)
+        pair = memo.get(pk)
+        if pair is None:
+            pair = memo[pk] = {}
     for m, w, kinds in weapons:
         for kind, far, short in kinds:
             if dist > far:
@@ -153,15 +142,29 @@ def threat_estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", t: "Unit", m
                 effect = g.line_of_effect(a.pos, t.pos)
             if not effect:
                 break
-            melee = melee or kind == "strike"
-            e = _strike(memo, enc, a, t, kind, m, dist, short)
+            if kind == "strike":
+                melee = True
+                key = m
+            else:
+                key = (kind, m, dist <= 1, dist > short)
+            if pair is None:
+                e = strike(enc, a, t, kind, m)
+            else:
+                e = pair.get(key)
+                if e is None:
+                    e = pair[key] = strike(enc, a, t, kind, m)
             if e.expected_damage > best[1]:
                 best = (e.hit_chance, e.expected_damage)
     if charge and not melee and not a.state["grapple"] and not a.state["prone"] and dist <= rs.speed(a) + 2:
         for m, w, kinds in weapons:
             if not kinds or kinds[0][0] != "strike":
                 continue
-            e = _strike(memo, enc, a, t, "strike", m, 0, 0)
+            if pair is None:
+                e = strike(enc, a, t, "strike", m)
+            else:
+                e = pair.get(m)
+                if e is None:
+                    e = pair[m] = strike(enc, a, t, "strike", m)
             if e.expected_damage <= best[1]:  # where the charge ends matters only to a better strike
                 continue
             if memo is None:
