@@ -28,15 +28,13 @@ def strike(enc: "Encounter", a: "Unit", t: "Unit", kind: str, mode: int, pos=Non
     w = C.weapon_for(a, mode)
     if w is None:
         return Estimate()
-    if pos is None:
-        bonus = C.accuracy(enc, a, t, w, kind)[0]
-    else:
-        here = a.pos
+    here = a.pos
+    if pos is not None:
         a.pos = pos
-        try:
-            bonus = C.accuracy(enc, a, t, w, kind)[0]
-        finally:
-            a.pos = here
+    try:
+        bonus = C.accuracy(enc, a, t, w, kind)[0]
+    finally:
+        a.pos = here
     dfn = C.defense(enc, t, "armor")
     # the rest depends on these alone (the weapon by identity: the memo holds it, so its id is not reused)
     key = (id(w), bonus, dfn, a.stats["power"], mode == C.SPLIT, t.hp)

@@ -34,11 +34,11 @@ class RiseTactics(DefaultTactics):
 class RiseView(DefaultView):
     def __init__(self, tac, enc, a):
         super().__init__(tac, enc, a)
-        self._strikes: dict = {}  # strike estimates by what of the squares they depend on (estimates.threat_estimate)
+        self._memo: dict = {}  # `estimates.threat_estimate`'s memo: what stays the same while units take other squares
         self._beside: dict[int, float] = {}  # per enemy, the expected damage of its best strike from beside the actor
 
     def threat_of(self, attacker, target):
-        return threat_estimate(self.rs, self.enc, attacker, target, self._strikes)
+        return threat_estimate(self.rs, self.enc, attacker, target, self._memo)
 
     def provoked(self, d) -> float:
         """What a decision costs beyond its role: the fatigue levels it takes the actor past its tolerance."""
@@ -81,7 +81,7 @@ class RiseView(DefaultView):
                         if near != pos and g.inside(*near) and g.passable(g.index(*near)):
                             beside = self._from_beside(e, near)
                     # a charge ends in a melee strike, which the strike from beside counts already
-                    dmg = threat_estimate(rs, enc, e, a, self._strikes, charge=beside is None)[1]
+                    dmg = threat_estimate(rs, enc, e, a, self._memo, charge=beside is None)[1]
                     total += dmg if beside is None or dmg >= beside else beside
             finally:
                 a.pos = here
