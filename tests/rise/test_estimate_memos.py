@@ -1,5 +1,6 @@
 """What Rise's estimates remember gives what computing afresh gives: a strike's estimate kept by the figures it depends
-on (`estimates._FIGURES`), a creature's strikes kept by stat block, weapons in hand and grapple (`_STRIKES`), and the
+on (`estimates._FIGURES`), a creature's strikes kept by stat block, weapons in hand and grapple (`_STRIKES`), a pair's
+best strikes by distance kept across views (`_ROWS`) and in a view's memo as the actor takes other squares, and the
 movement phase's threat, which takes an enemy's strike from beside the creature once and leaves out a charge that
 strike counts already (`RiseView.threat`), on the states of random battles (prone, grappling, wounded, fatigued,
 disarmed creatures)."""
@@ -54,6 +55,60 @@ def test_remembered_strikes_are_computed_ones():
     assert n > 2000 and served > n // 2, (n, served)
 
 
+def _plain_estimate(enc, a, t, charge: bool = True) -> tuple[float, float]:
+    """`threat_estimate` as its docstring defines it, with nothing remembered: the best of a's strikes that reach t
+    with a line of effect, else (unless `charge` is False) the best melee strike a charge can end in, t within a's
+    speed plus two squares by the map's distance."""
+    if a.down or t.down:
+        return 0.0, 0.0
+    g = enc.grid
+    best, melee = (0.0, 0.0), False
+    for m, _, kinds in E._list_strikes(RS, a):
+        for kind, far, _ in kinds:
+            if g.distance(a.pos, t.pos) <= far and g.line_of_effect(a.pos, t.pos):
+                melee = melee or kind == "strike"
+                e = E.strike(enc, a, t, kind, m)
+                if e.expected_damage > best[1]:
+                    best = (e.hit_chance, e.expected_damage)
+    if charge and not melee and not a.state["grapple"] and not a.state["prone"] \
+            and g.distance(a.pos, t.pos) <= RS.speed(a) + 2:
+        for m, _, kinds in E._list_strikes(RS, a):
+            if kinds and kinds[0][0] == "strike":
+                e = E.strike(enc, a, t, "strike", m)
+                if e.expected_damage > best[1] and RS.charge_square(enc, a, t, kinds[0][1]) is not None:
+                    best = (e.hit_chance, e.expected_damage)
+    return best[0], min(best[1], float(t.hp) + 4)
+
+
+def test_remembered_threat_estimates_are_computed_ones():
+    """With `_ROWS` warm from every state before and a view's memo kept while the actor takes each key square, every
+    threat estimate both ways between the actor and an enemy is the plain definition's, and `_ROWS` did answer."""
+    tac = RS.tactics()
+    n = served = 0
+    for b in _states(8, steps=80):
+        enc, a = b.enc, b.enc.actor
+        if a is None or a.down:
+            continue
+        view, here = RiseView(tac, enc, a), a.pos
+        g = enc.grid
+        try:
+            for pos in sorted(view.key_squares()):
+                if not g.inside(*pos) or not g.passable(g.index(*pos)):
+                    continue
+                a.pos = pos
+                for e in view.enemies:
+                    before = len(E._ROWS)
+                    assert view.threat_of(a, e) == _plain_estimate(enc, a, e), (pos, a.name, e.name)
+                    assert view.threat_of(e, a) == _plain_estimate(enc, e, a), (pos, e.name, a.name)
+                    assert E.threat_estimate(RS, enc, e, a, view._memo, charge=False) == \
+                        _plain_estimate(enc, e, a, charge=False)
+                    served += len(E._ROWS) == before
+                    n += 1
+        finally:
+            a.pos = here
+    assert n > 2000 and served > n // 2, (n, served)
+
+
 def _plain_threat(view: RiseView, pos) -> float:
     """The movement phase's threat as its docstring defines it, with nothing remembered: per enemy, its best strike
     (a charge's included) from where it stands, or from the square beside pos towards it if its sprint gets there,
@@ -64,7 +119,7 @@ def _plain_threat(view: RiseView, pos) -> float:
     total = 0.0
     try:
         for e in view._attackers:
-            dmg = E.threat_estimate(RS, enc, e, a)[1]
+            dmg = _plain_estimate(enc, e, a)[1]
             if not e.state["grapple"] and g.distance(e.pos, pos) - 1 <= 2 * RS.speed(e):
                 dx, dy = (e.pos[0] > pos[0]) - (e.pos[0] < pos[0]), (e.pos[1] > pos[1]) - (e.pos[1] < pos[1])
                 near = (pos[0] + dx, pos[1] + dy)
@@ -72,7 +127,7 @@ def _plain_threat(view: RiseView, pos) -> float:
                     start = e.pos
                     e.pos = near
                     try:
-                        dmg = max(dmg, E.threat_estimate(RS, enc, e, a)[1])
+                        dmg = max(dmg, _plain_estimate(enc, e, a)[1])
                     finally:
                         e.pos = start
             total += dmg

@@ -20,7 +20,7 @@ N_FEATURES = 8
 BRAWL_WORTH = {"trip": 0.35, "grapple": 0.3, "shove": 0.1, "throw": 0.2}  # of the target's danger, on a success
 
 
-_FIGURES: dict = {}  # strike's estimates by what they depend on besides the accuracy bonus and the defense
+_FIGURES: dict = {}  # strike estimates by the figures they depend on (`_figures`)
 
 
 def strike(enc: "Encounter", a: "Unit", t: "Unit", kind: str, mode: int, pos=None) -> Estimate:
@@ -35,8 +35,12 @@ def strike(enc: "Encounter", a: "Unit", t: "Unit", kind: str, mode: int, pos=Non
         bonus = C.accuracy(enc, a, t, w, kind)[0]
     finally:
         a.pos = here
-    dfn = C.defense(enc, t, "armor")
-    # the rest depends on these alone (the weapon by identity: the memo holds it, so its id is not reused)
+    return _figures(a, t, w, mode, bonus, C.defense(enc, t, "armor"))
+
+
+def _figures(a: "Unit", t: "Unit", w: dict, mode: int, bonus: int, dfn: int) -> Estimate:
+    """A strike's estimate from its accuracy bonus and the defense (remembered by what it depends on: the weapon by
+    identity (the memo holds it, so its id is not reused), the bonus, the defense, power, split, hit points)."""
     key = (id(w), bonus, dfn, a.stats["power"], mode == C.SPLIT, t.hp)
     got = _FIGURES.get(key)
     if got is None or got[0] is not w:
@@ -107,75 +111,109 @@ def _list_strikes(rs: "RiseRuleset", a: "Unit") -> list[tuple[int, dict, list[tu
     return out
 
 
+_ROWS: dict = {}  # `_Pair`'s best strikes by distance and its melee strikes, by what they depend on (`_Pair.figures`)
+
+
+class _Pair:
+    """What `threat_estimate` keeps of a's strikes on t while the units take other squares (a tactics view's memo):
+    per distance, the best strike that reaches t there; the melee strikes a charge may end in; charge squares. The
+    first two depend on a's strikes (`_strikes_of`, which fixes the stat block), a's accuracy penalties, t's Armor and
+    hit points, the distance: remembered across views by those (`_ROWS`)."""
+
+    __slots__ = ("weapons", "figures", "armor", "melee", "rows", "charge_within", "charges", "cap")
+
+    def __init__(self, rs: "RiseRuleset", enc: "Encounter", a: "Unit", t: "Unit"):
+        self.weapons = weapons = _strikes_of(rs, a)
+        self.armor = C.defense(enc, t, "armor")
+        # the strikes by identity: the entries of `_ROWS` hold them, so the id is not reused while an entry lives
+        self.figures = (id(weapons), C.fatigue_penalty(a) + C.vital_penalty(a), self.armor, t.hp)
+        self.melee: list | None = None
+        self.rows: dict = {}      # distance -> `row`
+        s = a.state
+        self.charge_within = -1 if s["grapple"] or s["prone"] else rs.speed(a) + 2
+        self.charges: dict = {}   # charge squares by the squares of a, of t and of the acting unit
+        self.cap = float(t.hp) + 4
+
+    def melee_strikes(self, enc: "Encounter", a: "Unit", t: "Unit") -> list:
+        """(mode, estimate, reach) of each melee strike, in mode order (its accuracy the same from every square)."""
+        if self.melee is None:
+            key = self.figures
+            got = _ROWS.get(key)
+            if got is None or got[0] is not self.weapons:
+                got = _remember(key, self.weapons, [
+                    (m, _figures(a, t, w, m, C.accuracy(enc, a, t, w, "strike")[0], self.armor), kinds[0][1])
+                    for m, w, kinds in self.weapons if kinds and kinds[0][0] == "strike"])
+            self.melee = got[1]
+        return self.melee
+
+    def row(self, enc: "Encounter", a: "Unit", t: "Unit", dist: int) -> tuple[float, float, bool, bool]:
+        """(hit chance, expected damage, a melee strike reaches, any strike does) of the best strike at distance dist
+        (the first of the best, in the order of `_strikes_of`), given a line of effect: a shot's accuracy depends on
+        the squares through the distance alone (`combat.accuracy`)."""
+        key = self.figures + (dist,)
+        kept = _ROWS.get(key)
+        if kept is None or kept[0] is not self.weapons:
+            hit = dmg = 0.0
+            melee = reach = False
+            for m, w, kinds in self.weapons:
+                for kind, far, _ in kinds:
+                    if dist > far:
+                        continue
+                    reach = True
+                    if kind == "strike":
+                        melee = True
+                        e = next(e for mode, e, _ in self.melee_strikes(enc, a, t) if mode == m)
+                    else:
+                        e = _figures(a, t, w, m, C.accuracy(enc, a, t, w, kind)[0], self.armor)
+                    if e.expected_damage > dmg:
+                        hit, dmg = e.hit_chance, e.expected_damage
+            kept = _remember(key, self.weapons, (hit, dmg, melee, reach))
+        got = self.rows[dist] = kept[1]
+        return got
+
+
+def _remember(key: tuple, weapons: list, value):
+    if len(_ROWS) > 65536:
+        _ROWS.clear()
+    got = _ROWS[key] = (weapons, value)
+    return got
+
+
 def threat_estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", t: "Unit", memo: dict | None = None,
                     charge: bool = True) -> tuple[float, float]:
     """(hit chance, expected damage) of a's best strike on t with its next standard action from where it stands:
-    melee, projectile, thrown, or (unless `charge` is False) a charge's melee strike. `memo` (a tactics view's)
-    keeps, for calls on the same state with the units on other squares: each creature's `_strikes_of` under its id;
-    under (a.id, t.id) a's `strike` estimates on t by what of the squares they depend on (a melee strike's by its
-    mode alone, a shot's or a throw's by (kind, mode, whether t is adjacent, whether beyond short range):
-    `combat.accuracy`); charge squares under ("charge", ...) keys."""
+    melee, projectile, thrown, or (unless `charge` is False) a charge's melee strike, t within a's speed plus two
+    squares by the map's distance (the first of the best, in the order of `_strikes_of`). `memo` (a tactics view's) keeps, for calls on the same state with the units on other
+    squares, a `_Pair` under (a.id, t.id)."""
     if a.down or t.down:
         return 0.0, 0.0
-    best = (0.0, 0.0)
-    melee = False
+    pk = (a.id, t.id)
+    p = None if memo is None else memo.get(pk)
+    if p is None:
+        p = _Pair(rs, enc, a, t)
+        if memo is not None:
+            memo[pk] = p
     g = enc.grid
     dist = g.distance(a.pos, t.pos)
-    effect = None
-    if memo is None:
-        weapons, pair = _strikes_of(rs, a), None
-    else:
-        weapons = memo.get(a.id)
-        if weapons is None:
-            weapons = memo[a.id] = _strikes_of(rs, a)
-        pk = (a.id, t.id)
-        pair = memo.get(pk)
-        if pair is None:
-            pair = memo[pk] = {}
-    for m, w, kinds in weapons:
-        for kind, far, short in kinds:
-            if dist > far:
+    row = p.rows.get(dist)
+    if row is None:
+        row = p.row(enc, a, t, dist)
+    hit, dmg, melee, reach = row
+    if reach and not g.line_of_effect(a.pos, t.pos):
+        hit, dmg, melee = 0.0, 0.0, False
+    if charge and not melee and dist <= p.charge_within:
+        for _, e, far in p.melee_strikes(enc, a, t):
+            if e.expected_damage <= dmg:  # where the charge ends matters only to a better strike
                 continue
-            if effect is None:
-                effect = g.line_of_effect(a.pos, t.pos)
-            if not effect:
-                break
-            if kind == "strike":
-                melee = True
-                key = m
-            else:
-                key = (kind, m, dist <= 1, dist > short)
-            if pair is None:
-                e = strike(enc, a, t, kind, m)
-            else:
-                e = pair.get(key)
-                if e is None:
-                    e = pair[key] = strike(enc, a, t, kind, m)
-            if e.expected_damage > best[1]:
-                best = (e.hit_chance, e.expected_damage)
-    if charge and not melee and not a.state["grapple"] and not a.state["prone"] and dist <= rs.speed(a) + 2:
-        for m, w, kinds in weapons:
-            if not kinds or kinds[0][0] != "strike":
-                continue
-            if pair is None:
-                e = strike(enc, a, t, "strike", m)
-            else:
-                e = pair.get(m)
-                if e is None:
-                    e = pair[m] = strike(enc, a, t, "strike", m)
-            if e.expected_damage <= best[1]:  # where the charge ends matters only to a better strike
-                continue
-            if memo is None:
-                sq = rs.charge_square(enc, a, t, kinds[0][1])
-            else:  # the line depends on the squares taken: of a, of t and of the acting unit (the others stay put)
-                actor = enc.actor
-                key = ("charge", a.id, a.pos, t.id, t.pos, kinds[0][1], actor.pos if actor is not None else None)
-                sq = memo.get(key, False)
-                if sq is False:
-                    sq = memo[key] = rs.charge_square(enc, a, t, kinds[0][1])
+            # the line depends on the squares taken: of a, of t and of the acting unit (the others stay put)
+            actor = enc.actor
+            key = (a.pos, t.pos, far, actor.pos if actor is not None else None)
+            sq = p.charges.get(key, False)
+            if sq is False:
+                sq = p.charges[key] = rs.charge_square(enc, a, t, far)
             if sq is not None:
-                best = (e.hit_chance, e.expected_damage)
-    return best[0], min(best[1], float(t.hp) + 4)
+                hit, dmg = e.hit_chance, e.expected_damage
+    return hit, min(dmg, p.cap)
 
 
 def unit_features(rs: "RiseRuleset", enc: "Encounter", u: "Unit") -> list[float]:
