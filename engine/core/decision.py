@@ -75,7 +75,7 @@ def square_decisions(grid) -> SquareDecisions:
     """The interned square decisions of maps of the grid's size."""
     got = _SQUARE_DECISIONS.get((grid.width, grid.height))
     if got is None:
-        if len(_SQUARE_DECISIONS) > 64:
+        if len(_SQUARE_DECISIONS) > 256:  # above the 81 sizes a varied generator draws (8 to 16 squares a side)
             _SQUARE_DECISIONS.clear()
         got = _SQUARE_DECISIONS[(grid.width, grid.height)] = SquareDecisions(grid.width, grid.height)
     return got

@@ -122,6 +122,7 @@ class Grid:
         opens = [k for k, v in legend.items() if v == "open_door" and k in squares]
         self.open_doors: set[int] = {i for i, ch in enumerate(squares) if ch in opens} if opens else set()
         self.broken: set[int] = set()  # doors / objects destroyed in play: now open floor
+        self._doors_now: tuple | None = None  # `_door_key`'s last key, kept while the doors stand as it says
         self._geometry = _Geometry(self, None if table is None else squares.encode("latin-1").translate(table))
 
     # ---- addressing -------------------------------------------------------------------------
@@ -262,10 +263,10 @@ class Grid:
         """(line of sight, line of effect, cover) between squares a and b (flat indices), for the doors and
         broken objects as they stand now; cached per map and door state."""
         geo = self._geometry
-        ob, br = self.open_doors, self.broken
-        table = geo.sight_tables.get((frozenset(ob), frozenset(br)) if ob or br else None)
+        dk = self._door_key() if self.open_doors or self.broken else None
+        table = geo.sight_tables.get(dk)
         if table is None:
-            table = geo.sight_table(self._door_key())
+            table = geo.sight_table(dk)
         key = a * geo.size + b if a <= b else b * geo.size + a  # the line is the same both ways
         got = table.get(key)
         if got is None:
@@ -348,7 +349,12 @@ class Grid:
     def _door_key(self):
         """Identifies the state of doors and broken objects (None: all closed, nothing broken)."""
         ob, br = self.open_doors, self.broken
-        return (frozenset(ob), frozenset(br)) if ob or br else None
+        if not ob and not br:
+            return None
+        got = self._doors_now
+        if got is None or got[0] != ob or got[1] != br:  # the sets are public: compared, never trusted unchanged
+            got = self._doors_now = (frozenset(ob), frozenset(br))
+        return got
 
     def door_memo(self, name: str, cap: int | None = None) -> dict:
         """A rules memo kept with the map's shared geometry under `name`, one per state of its doors and broken

@@ -234,6 +234,7 @@ class DefaultView(TacticsView):
     def __init__(self, tac: DefaultTactics, enc: "Encounter", a: "Unit"):
         super().__init__(tac, enc, a)
         self._offense: dict = {}
+        self._estimates: dict = {}  # `offense`'s estimates by enemy and figures
         self._threat: dict = {}
         self._danger: dict[int, float] = {}
         self._walk: list | None = None
@@ -261,12 +262,18 @@ class DefaultView(TacticsView):
         if got is None:
             a, threat_of = self.a, self.threat_of
 
+            made = self._estimates
+
             def ask():
                 out = []
                 for e in self.enemies:
                     p, dmg = threat_of(a, e)
                     if dmg > 0:
-                        out.append((e, Estimate(p, dmg, kill_guess(p, dmg, e.hp)), 0.0))
+                        key = (e.id, p, dmg)  # many squares give an enemy the same figures: one Estimate for them
+                        est = made.get(key)
+                        if est is None:
+                            est = made[key] = Estimate(p, dmg, kill_guess(p, dmg, e.hp))
+                        out.append((e, est, 0.0))
                 return out
             got = self._offense[pos] = self._placed(pos, ask) if self._armed else []
         return got

@@ -132,6 +132,25 @@ def test_line_of_sight_blocked_by_walls_and_closed_doors_not_open():
     assert grid.line_of_effect((0, 3), (4, 3))
 
 
+def test_sight_follows_doors_changed_in_place_to_as_many_open():
+    """The door state's key is kept between calls (`Grid._door_key`): one door closed and another opened in the same
+    sets, as many open as before, is seen as the new state."""
+    grid = g("""
+.....
+..+..
+.....
+..+..
+.....""")
+    top, bottom = grid.index(2, 1), grid.index(2, 3)
+    grid.open_doors.add(top)
+    assert grid.line_of_sight((0, 1), (4, 1)) and not grid.line_of_sight((0, 3), (4, 3))
+    grid.open_doors.discard(top)
+    grid.open_doors.add(bottom)
+    assert not grid.line_of_sight((0, 1), (4, 1)) and grid.line_of_sight((0, 3), (4, 3))
+    grid.broken.add(top)
+    assert grid.line_of_sight((0, 1), (4, 1)) and grid.kind(top) == "floor"
+
+
 def test_line_of_effect_blocked_by_window_but_sight_is_not():
     grid = g(".=.")
     assert grid.line_of_sight((0, 0), (2, 0))

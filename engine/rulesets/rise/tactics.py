@@ -3,6 +3,7 @@ worth of Rise's special combat abilities. Strikes are attacks; a charge is an at
 moves and sprints are moves (a sprint costs a fatigue level)."""
 from __future__ import annotations
 
+from engine.core.grid import PASSABLE
 from engine.core.ruleset import Cost
 from engine.core.tactics import WASTE, DefaultTactics, DefaultView
 
@@ -36,6 +37,7 @@ class RiseView(DefaultView):
         super().__init__(tac, enc, a)
         self._memo: dict = {}  # `estimates.threat_estimate`'s memo: what stays the same while units take other squares
         self._beside: dict[int, float] = {}  # per enemy, the expected damage of its best strike from beside the actor
+        self._sprints: list | None = None
 
     def threat_of(self, attacker, target):
         return threat_estimate(self.rs, self.enc, attacker, target, self._memo)
@@ -69,17 +71,24 @@ class RiseView(DefaultView):
         got = self._threat.get(pos)
         if got is None:
             rs, a, g = self.rs, self.a, enc.grid
+            if self._sprints is None:  # per attacker, how far its sprint takes it (-1: grappling, it cannot move)
+                self._sprints = [(e, -1 if e.state["grapple"] else 2 * rs.speed(e)) for e in self._attackers]
+            codes, width, height = g.kind_codes(), g.width, g.height
+            x, y = pos
             here = a.pos
             a.pos = pos
             total = 0.0
             try:
-                for e in self._attackers:
+                for e, sprint in self._sprints:
                     beside = None
-                    if not e.state["grapple"] and g.distance(e.pos, pos) - 1 <= 2 * rs.speed(e):
-                        dx, dy = (e.pos[0] > pos[0]) - (e.pos[0] < pos[0]), (e.pos[1] > pos[1]) - (e.pos[1] < pos[1])
-                        near = (pos[0] + dx, pos[1] + dy)
-                        if near != pos and g.inside(*near) and g.passable(g.index(*near)):
-                            beside = self._from_beside(e, near)
+                    ex, ey = e.pos
+                    if sprint >= 0 and g.distance(e.pos, pos) - 1 <= sprint:
+                        nx, ny = x + (ex > x) - (ex < x), y + (ey > y) - (ey < y)  # the square beside pos towards e
+                        if (nx != x or ny != y) and 0 <= nx < width and 0 <= ny < height \
+                                and PASSABLE[codes[ny * width + nx]]:
+                            beside = self._beside.get(e.id)
+                            if beside is None:
+                                beside = self._from_beside(e, (nx, ny))
                     # a charge ends in a melee strike, which the strike from beside counts already
                     dmg = threat_estimate(rs, enc, e, a, self._memo, charge=beside is None)[1]
                     total += dmg if beside is None or dmg >= beside else beside
