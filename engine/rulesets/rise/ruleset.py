@@ -290,10 +290,12 @@ class RiseRuleset(Ruleset):
                         if e.id in s["grapple"] and all(C.pushes(a, enc.units[i]) for i in s["grapple"])]
             else:
                 table = square_decisions(g)
-                out += [table["move"][i] for i in self._reach(enc, a, self.speed(a)) if i != here]
-                out += [table["sprint"][i] for i in self._reach(enc, a, 2 * self.speed(a)) if i != here]
+                moves, sprints = table["move"], table["sprint"]
+                out += [moves[i] for i in self._reach(enc, a, self.speed(a)) if i != here]
+                out += [sprints[i] for i in self._reach(enc, a, 2 * self.speed(a)) if i != here]
                 if not s["prone"]:
-                    out += [table["overrun_move"][y * w + x] for x, y in self.line_squares(enc, a, True)]
+                    overruns = table["overrun_move"]
+                    out += [overruns[y * w + x] for x, y in self.line_squares(enc, a, True)]
             if s["prone"]:
                 out.append(_PLAIN["stand"])
             return out
@@ -311,11 +313,15 @@ class RiseRuleset(Ruleset):
                     if self.can_strike(enc, a, e, kind, m):
                         out.append(opt_target(kind, m, e.id))
             if not held and not s["prone"] and not C.adjacent(a.pos, e.pos):
+                ends: dict = {}  # the charge's square by the weapon's reach
                 for m in modes[:3]:
                     wpn = C.weapon_for(a, m)
-                    if wpn is not None and C.can_melee(wpn) and \
-                            self.charge_square(enc, a, e, C.melee_reach(wpn)) is not None:
-                        out.append(opt_target("charge", m, e.id))
+                    if wpn is not None and C.can_melee(wpn):
+                        reach = C.melee_reach(wpn)
+                        if reach not in ends:
+                            ends[reach] = self.charge_square(enc, a, e, reach)
+                        if ends[reach] is not None:
+                            out.append(opt_target("charge", m, e.id))
             if C.adjacent(a.pos, e.pos):
                 if hand:
                     out.append(target_decision("grapple", e.id))
@@ -328,9 +334,11 @@ class RiseRuleset(Ruleset):
             out.append(_PLAIN["escape"])
         else:
             table = square_decisions(g)
-            out += [table["sprint_action"][i] for i in self._reach(enc, a, 2 * self.speed(a)) if i != here]
+            sprints = table["sprint_action"]
+            out += [sprints[i] for i in self._reach(enc, a, 2 * self.speed(a)) if i != here]
             if not s["prone"]:
-                out += [table["overrun"][y * w + x] for x, y in self.line_squares(enc, a, True)]
+                overruns = table["overrun"]
+                out += [overruns[y * w + x] for x, y in self.line_squares(enc, a, True)]
         out.append(_PLAIN["total_defense"])
         if not s["recovered"]:
             out.append(_PLAIN["recover"])
