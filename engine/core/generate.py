@@ -67,7 +67,7 @@ def _below(rng: random.Random) -> Callable[[int], int]:
     return below
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=256)  # above the 81 sizes of its varied maps (8 to 16 squares a side)
 def _frame(width: int, height: int) -> tuple[list[str], list[tuple[int, int]]]:
     """The rows of an empty width x height map walled round, and the squares wall segments, cover and
     terrain are drawn from (in the order the draws index them). Shared: read, never changed."""

@@ -619,7 +619,7 @@ class _Shape:
                       if not diag or not (mask & bit[ca] or mask & bit[cb])])  # no cutting a wall's corner
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=256)  # above the 81 sizes a varied generator draws (8 to 16 squares a side)
 def _shape(w: int, h: int) -> _Shape:
     """The `_Shape` of a w x h map, built once."""
     return _Shape(w, h)

@@ -247,42 +247,41 @@ class DefaultView(TacticsView):
         view is used; only the actor is placed on other squares)."""
         return self.rs.threat_estimate(self.enc, attacker, target)
 
-    def _placed(self, pos, ask):
-        """ask() with the actor standing at pos."""
-        a = self.a
-        here = a.pos
-        a.pos = pos
-        try:
-            return ask()
-        finally:
-            a.pos = here
-
     def offense(self, pos, aimed: bool = False) -> list[tuple["Unit", Estimate, float]]:
         got = self._offense.get(pos)
         if got is None:
-            a, threat_of = self.a, self.threat_of
-
-            made = self._estimates
-
-            def ask():
-                out = []
-                for e in self.enemies:
-                    p, dmg = threat_of(a, e)
-                    if dmg > 0:
-                        key = (e.id, p, dmg)  # many squares give an enemy the same figures: one Estimate for them
-                        est = made.get(key)
-                        if est is None:
-                            est = made[key] = Estimate(p, dmg, kill_guess(p, dmg, e.hp))
-                        out.append((e, est, 0.0))
-                return out
-            got = self._offense[pos] = self._placed(pos, ask) if self._armed else []
+            got = []
+            if self._armed:
+                a, threat_of, made = self.a, self.threat_of, self._estimates
+                here = a.pos
+                a.pos = pos  # the actor placed on pos, as `threat` does
+                try:
+                    for e in self.enemies:
+                        p, dmg = threat_of(a, e)
+                        if dmg > 0:
+                            key = (e.id, p, dmg)  # many squares give an enemy the same figures: one Estimate for them
+                            est = made.get(key)
+                            if est is None:
+                                est = made[key] = Estimate(p, dmg, kill_guess(p, dmg, e.hp))
+                            got.append((e, est, 0.0))
+                finally:
+                    a.pos = here
+            self._offense[pos] = got
         return got
 
     def threat(self, pos) -> float:
         got = self._threat.get(pos)
         if got is None:
             a, threat_of = self.a, self.threat_of
-            got = self._threat[pos] = self._placed(pos, lambda: sum(threat_of(e, a)[1] for e in self._attackers))
+            here = a.pos
+            a.pos = pos
+            try:
+                got = 0
+                for e in self._attackers:
+                    got += threat_of(e, a)[1]
+            finally:
+                a.pos = here
+            self._threat[pos] = got
         return got
 
     def misc_value(self, d: Decision, threat_here: float, can_strike) -> float:
