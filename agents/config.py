@@ -291,11 +291,12 @@ class TrainSection(_Section):
     pipeline: bool = Field(True, description="with workers > 1: act for each worker's envs as soon as they have "
                                              "stepped, so that a worker steps on while the learner waits for the "
                                              "others (~1.1x faster on 2 cores; the same samples, in the same order)")
-    worker_rollouts: bool = Field(True, description="with workers > 1 and a plain MLP policy: each worker plays its "
-                                                    "envs' whole rollout with a copy of the policy (which does not "
-                                                    "change during a rollout) and streams the steps back, instead of "
-                                                    "a round trip to the learner per step (rollouts ~1.2x faster on 2 "
-                                                    "cores; the same algorithm, other random draws)")
+    worker_rollouts: bool = Field(True, description="with workers > 1 and a plain MLP policy or a prior policy "
+                                                    "without a square head: each worker plays its envs' whole "
+                                                    "rollout with a copy of the policy (which does not change during "
+                                                    "a rollout) and streams the steps back, instead of a round trip "
+                                                    "to the learner per step (training ~1.1x faster on 2 cores; the "
+                                                    "same algorithm, other random draws)")
     worker_groups: int = Field(2, ge=1, le=64, description="with workers > 1 and rollouts not played in them: groups "
                                                           "of envs per worker, stepped in turn, so that with the "
                                                           "pipeline a worker steps one group while the learner acts "

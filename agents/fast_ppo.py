@@ -36,7 +36,9 @@ What differs from `sb3_contrib.MaskablePPO`, and why it learns the same thing:
     steps back, which the callbacks and the buffer take one at a time: the same algorithm without a round trip per
     step; the samples come from uniforms drawn at the rollout's start, so they differ from lockstep's. The copy acts
     in C (`agents/_kernels.c`: layers summed over their non-zero inputs, logits for the legal actions only; the same
-    draws, log-probabilities and values to float rounding), ~0.5 ms a step of 32 envs against ~3 ms in torch.
+    draws, log-probabilities and values to float rounding), ~0.5 ms a step of 32 envs against ~3 ms in torch. A
+    prior policy without a square head is played there too (`PriorWorkerActor`, in torch on one thread): its envs
+    cost more than its network, and the round trips left the workers waiting a fifth of each rollout.
 
 The policy is the standard `MaskableActorCriticPolicy` (`"MlpPolicy"`) and nothing of this class goes into a
 saved zip: models save and load as plain MaskablePPO models (`MaskablePPO.load` reads them, and
@@ -496,7 +498,7 @@ class FastMaskablePPO(MaskablePPO):
 
     update_threads: ThreadChooser | None = None
     pipeline: bool = False  # with env workers (ShardedVecEnv), act for each worker's envs as soon as they step
-    worker_rollouts: bool = False  # with env workers and a plain MLP policy, they play whole rollouts themselves
+    worker_rollouts: bool = False  # with env workers and a policy they can run (`_worker_actor`), they play rollouts
 
     def _excluded_save_params(self) -> list[str]:
         return [*super()._excluded_save_params(), "update_threads", "pipeline", "worker_rollouts"]
@@ -584,12 +586,21 @@ class FastMaskablePPO(MaskablePPO):
         critic = _plain_layers([*pol.mlp_extractor.value_net, pol.value_net]) if plain_mlp else None
         return None if actor is None or critic is None else (actor, critic)
 
+    def _worker_actor(self) -> "WorkerActor | PriorWorkerActor | None":
+        """The acting half of the policy as env workers run it: a plain MLP policy's (`WorkerActor`), a PriorPolicy's
+        without a square head (`PriorWorkerActor`), else None."""
+        with th.no_grad():
+            layers = self._plain_acting_layers()
+            if layers is not None:
+                return WorkerActor(*layers)
+            return PriorWorkerActor.of(self.policy)
+
     def plays_in_workers(self, env: VecEnv) -> bool:
         """Whether `collect_rollouts` has the env workers play its rollouts (`worker_rollouts`, env workers, the fast
-        path and a plain MLP policy), else the learner acts."""
+        path and a policy they can run: `_worker_actor`), else the learner acts."""
         return (self.worker_rollouts and isinstance(env.unwrapped, ShardedVecEnv)
                 and isinstance(self.rollout_buffer, FastMaskableRolloutBuffer)
-                and self._plain_acting_layers() is not None)
+                and self._worker_actor() is not None)
 
     def _acting_net(self) -> Callable[[th.Tensor], tuple[th.Tensor, th.Tensor]]:
         """obs -> (action logits, values) without gradients, for one rollout (the weights do not change
@@ -628,9 +639,8 @@ class FastMaskablePPO(MaskablePPO):
             raise ValueError("Environment does not support action masking. Consider using ActionMasker wrapper")
         callback.on_rollout_start()
         if self.plays_in_workers(env):
-            with th.no_grad():
-                actor = WorkerActor(*self._plain_acting_layers())
-            return self._collect_in_workers(env, env.unwrapped, actor, callback, rollout_buffer, n_rollout_steps)
+            return self._collect_in_workers(env, env.unwrapped, self._worker_actor(), callback, rollout_buffer,
+                                            n_rollout_steps)
         with th.no_grad():
             act = self._acting_net()
 
@@ -873,6 +883,62 @@ class WorkerActor:
                      np.ascontiguousarray(u, dtype=np.float32), actor, head_w, head_b, critic, actions, values,
                      log_probs)
         return actions, values, log_probs
+
+
+class PriorWorkerActor:
+    """The acting half of a PriorPolicy without a square head (agents/prior_policy.py: the actor's MLP over the
+    observation without its prior block and the block's projected features, logits = Linear(latent) + weight *
+    block; the critic's MLP over the observation without the block), frozen for one rollout and sent to the env
+    workers as `WorkerActor` is: `act(obs, masks, u)` -> (actions, values, log-probabilities), in torch on one
+    thread, sampled by `masked_sample` as the learner samples."""
+
+    def __init__(self, base: int, proj: tuple | None, actor: list, head: tuple, critic: list):
+        self.base, self.proj, self.actor, self.head, self.critic = base, proj, actor, head, critic
+        self._torch: tuple | None = None
+
+    @classmethod
+    def of(cls, policy) -> "PriorWorkerActor | None":
+        """The actor of `policy`, or None when it is not a PriorPolicy this class runs (flattened observations, no
+        square head)."""
+        ext, head = getattr(policy, "mlp_extractor", None), getattr(policy, "action_net", None)
+        if not (isinstance(ext, PriorExtractor) and isinstance(head, PriorHead) and head.square is None
+                and not ext.carry_observation
+                and all(isinstance(e, FlattenExtractor) for e in (policy.pi_features_extractor,
+                                                                  policy.vf_features_extractor))):
+            return None
+        actor = _plain_layers(list(ext.policy_net))
+        critic = _plain_layers([*ext.value_net, policy.value_net])
+        if actor is None or critic is None:
+            return None
+        proj = None if ext.prior_proj is None else _plain_layers([ext.prior_proj])[0][1:]
+        numpy = lambda net: [(k, None if w is None else w.numpy(), None if b is None else b.numpy())  # noqa: E731
+                             for k, w, b in net]
+        linear = head.linear
+        return cls(ext.base_dim, None if proj is None else (proj[0].numpy(), proj[1].numpy()), numpy(actor),
+                   (linear.weight.detach().t().contiguous().numpy(), linear.bias.detach().clone().numpy(),
+                    float(head.weight.detach())), numpy(critic))
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_torch": None}
+
+    def act(self, obs: np.ndarray, masks: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self._torch is None:
+            if th.get_num_threads() != 1:
+                th.set_num_threads(1)
+            tensors = lambda net: [(k, None if w is None else th.from_numpy(w),  # noqa: E731
+                                    None if b is None else th.from_numpy(b)) for k, w, b in net]
+            proj = None if self.proj is None else tuple(th.from_numpy(a) for a in self.proj)
+            self._torch = (proj, tensors(self.actor), th.from_numpy(self.head[0]), th.from_numpy(self.head[1]),
+                           self.head[2], tensors(self.critic))
+        proj, actor, head_w, head_b, weight, critic = self._torch
+        with th.no_grad():
+            x = th.from_numpy(np.asarray(obs, dtype=np.float32))
+            base, block = x[:, :self.base], x[:, self.base:]
+            seen = base if proj is None else th.cat([base, th.addmm(proj[1], 1.0 + block / -FLOOR, proj[0])], dim=1)
+            logits = th.addmm(head_b, _run_layers(actor, seen), head_w) + weight * block
+            actions, log_probs = masked_sample(logits, th.from_numpy(masks), th.from_numpy(u))
+            values = _run_layers(critic, base)
+        return actions.numpy(), values.numpy(), log_probs.numpy()
 
 
 _ACTIVATION_CODES = {"ReLU": 1, "Tanh": 2}

@@ -543,14 +543,15 @@ def test_a_stopped_worker_rollout_hands_its_played_steps_to_the_next():
         venv.close()
 
 
-def test_a_policy_that_is_not_a_plain_mlp_acts_in_the_learner(monkeypatch):
-    """The workers can only play a plain MLP policy; the prior policy (its logits include the heuristic's scores)
-    acts in the learner's process, pipelined as before."""
+def test_a_policy_the_workers_cannot_run_acts_in_the_learner(monkeypatch):
+    """The workers play a plain MLP policy and a prior policy without a square head; a prior policy with one (its
+    corrections of the square actions read the map) acts in the learner's process, pipelined as before."""
     from agents.config import load_config
     from agents.train import build_model, make_vec_env
     from agents.vec_env import ShardedVecEnv
 
-    cfg = load_config("configs/saga/smoke.yaml", ["env.prior=heuristic", "train.workers=2", "imitation.samples=0"])
+    cfg = load_config("configs/saga/smoke.yaml", ["env.prior=heuristic", "train.workers=2", "imitation.samples=0",
+                                                  "ppo.square_head=4"])
     venv = make_vec_env(cfg)
     try:
         model = build_model(cfg, venv)
@@ -558,6 +559,55 @@ def test_a_policy_that_is_not_a_plain_mlp_acts_in_the_learner(monkeypatch):
         monkeypatch.setattr(ShardedVecEnv, "start_rollout", lambda *a, **k: pytest.fail("played in the workers"))
         model.learn(model.n_steps * venv.num_envs)
         assert model.num_timesteps == model.n_steps * venv.num_envs
+    finally:
+        venv.close()
+
+
+@pytest.mark.parametrize("prior_features", [0, 8])
+def test_a_prior_policy_played_in_the_workers_acts_as_in_the_learner(prior_features):
+    """A prior policy without a square head is played in the workers (`PriorWorkerActor`, sent pickled): for the
+    same observations, masks and uniforms it draws the learner's actions with its values and log-probabilities (to
+    float rounding); a rollout played so stores the policy's own log-probabilities and values, legal actions."""
+    import pickle
+
+    from agents.config import load_config
+    from agents.fast_ppo import PriorWorkerActor
+    from agents.train import build_model, make_vec_env
+
+    cfg = load_config("configs/saga/smoke.yaml", ["env.prior=heuristic", "train.workers=2", "imitation.samples=0",
+                                                  f"ppo.prior_features={prior_features}"])
+    venv = make_vec_env(cfg)
+    try:
+        model = build_model(cfg, venv)
+        with torch.no_grad():  # weights off their start (the action layer starts near zero)
+            for p in model.policy.parameters():
+                p.add_(torch.randn(p.shape, generator=torch.Generator().manual_seed(p.numel())) * 0.05)
+        assert model.plays_in_workers(venv)
+        actor = pickle.loads(pickle.dumps(model._worker_actor()))
+        assert isinstance(actor, PriorWorkerActor)
+        obs, masks = venv.reset(), fast_ppo.vec_action_masks(venv)
+        u = np.random.default_rng(1).random((len(obs), 1)).astype(np.float32)
+        actions, values, log_probs = actor.act(obs, masks, u)
+        with torch.no_grad():
+            logits, want_values = model._acting_net()(torch.as_tensor(obs))
+            want_actions, want_log_probs = fast_ppo.masked_sample(logits, torch.as_tensor(masks), torch.as_tensor(u))
+        assert actions.tolist() == want_actions.tolist()
+        np.testing.assert_allclose(values, want_values.numpy(), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(log_probs, want_log_probs.numpy(), rtol=1e-4, atol=1e-5)
+
+        weights = {k: v.clone() for k, v in model.policy.state_dict().items()}
+        model.learn(model.n_steps * venv.num_envs)  # one rollout, played in the workers, then one update
+        b = model.rollout_buffer
+        obs = np.array(b.observations).reshape(-1, b.observations.shape[-1])
+        acts = np.array(b.actions).reshape(-1).astype(int)
+        masks = np.array(b.action_masks).reshape(len(acts), -1)
+        assert masks[np.arange(len(acts)), acts].all()
+        model.policy.load_state_dict(weights)
+        with torch.no_grad():
+            values, log_prob, _ = model.policy.evaluate_actions(torch.as_tensor(obs), torch.as_tensor(acts),
+                                                                action_masks=masks)
+        np.testing.assert_allclose(log_prob.numpy(), np.array(b.log_probs).reshape(-1), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(values.numpy().reshape(-1), np.array(b.values).reshape(-1), rtol=1e-4, atol=1e-5)
     finally:
         venv.close()
 
