@@ -66,7 +66,7 @@ from stable_baselines3.common.utils import explained_variance, obs_as_tensor
 from stable_baselines3.common.vec_env import VecEnv
 from torch.nn import functional as F
 
-from envs.prior import FLOOR
+from envs.prior import FLOOR, block_features
 
 from .prior_policy import PriorExtractor, PriorHead
 from .vec_env import ShardedVecEnv
@@ -934,7 +934,7 @@ class PriorWorkerActor:
         with th.no_grad():
             x = th.from_numpy(np.asarray(obs, dtype=np.float32))
             base, block = x[:, :self.base], x[:, self.base:]
-            seen = base if proj is None else th.cat([base, th.addmm(proj[1], 1.0 + block / -FLOOR, proj[0])], dim=1)
+            seen = base if proj is None else th.cat([base, th.addmm(proj[1], block_features(block), proj[0])], dim=1)
             logits = th.addmm(head_b, _run_layers(actor, seen), head_w) + weight * block
             actions, log_probs = masked_sample(logits, th.from_numpy(masks), th.from_numpy(u))
             values = _run_layers(critic, base)
