@@ -25,7 +25,8 @@ UNIT_FIELDS = ("id", "name", "side", "template", "pos", "hp", "max_hp", "down", 
 def _assert_same_grid(a: Grid, b: Grid) -> None:
     ga, gb = a._geometry, b._geometry
     caches = ("_geometry", "_doors_now")  # the door state's key is kept as looked up (`Grid._door_key`)
-    assert {k: v for k, v in vars(a).items() if k not in caches} == {k: v for k, v in vars(b).items() if k not in caches}
+    assert {k: v for k, v in vars(a).items() if k not in caches} == \
+        {k: v for k, v in vars(b).items() if k not in caches}
     old = {k: v for k, v in vars(gb).items() if k != "_walls"}  # neighbours, xys, size, width, empty caches
     assert {k: getattr(ga, k) for k in old} == old  # neighbours too, built when first read
     assert type(ga._walls) is bytes and ga._walls == bytes(gb._walls)  # the bytes `bytes(_walls)` gave

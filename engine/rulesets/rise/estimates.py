@@ -183,8 +183,8 @@ def threat_estimate(rs: "RiseRuleset", enc: "Encounter", a: "Unit", t: "Unit", m
                     charge: bool = True) -> tuple[float, float]:
     """(hit chance, expected damage) of a's best strike on t with its next standard action from where it stands:
     melee, projectile, thrown, or (unless `charge` is False) a charge's melee strike, t within a's speed plus two
-    squares by the map's distance (the first of the best, in the order of `_strikes_of`). `memo` (a tactics view's) keeps, for calls on the same state with the units on other
-    squares, a `_Pair` under (a.id, t.id)."""
+    squares by the map's distance (the first of the best, in the order of `_strikes_of`). `memo` (a tactics view's)
+    keeps, for calls on the same state with the units on other squares, a `_Pair` under (a.id, t.id)."""
     if a.down or t.down:
         return 0.0, 0.0
     pk = (a.id, t.id)
