@@ -845,9 +845,7 @@ class WorkerActor:
     process's setting): the workers are one per core."""
 
     def __init__(self, actor: list, critic: list):
-        # numpy in the message (torch tensors would travel through shared memory), torch again where it acts
-        self.layers = [[(kind, None if w is None else w.numpy(), None if b is None else b.numpy()) for kind, w, b in net]
-                       for net in (actor, critic)]
+        self.layers = [_layers_as(net, th.Tensor.numpy) for net in (actor, critic)]
         self._torch: list | None = None
         self._native: tuple | None = None
 
@@ -858,10 +856,8 @@ class WorkerActor:
         if _kernels is not None:
             return self._act_native(obs, masks, u)
         if self._torch is None:
-            if th.get_num_threads() != 1:
-                th.set_num_threads(1)
-            self._torch = [[(kind, None if w is None else th.from_numpy(w), None if b is None else th.from_numpy(b))
-                            for kind, w, b in net] for net in self.layers]
+            _one_thread()
+            self._torch = [_layers_as(net, th.from_numpy) for net in self.layers]
         actor, critic = self._torch
         with th.no_grad():
             x = th.from_numpy(np.asarray(obs, dtype=np.float32))
@@ -910,26 +906,21 @@ class PriorWorkerActor:
         critic = _plain_layers([*ext.value_net, policy.value_net])
         if actor is None or critic is None:
             return None
-        proj = None if ext.prior_proj is None else _plain_layers([ext.prior_proj])[0][1:]
-        numpy = lambda net: [(k, None if w is None else w.numpy(), None if b is None else b.numpy())  # noqa: E731
-                             for k, w, b in net]
-        linear = head.linear
-        return cls(ext.base_dim, None if proj is None else (proj[0].numpy(), proj[1].numpy()), numpy(actor),
-                   (linear.weight.detach().t().contiguous().numpy(), linear.bias.detach().clone().numpy(),
-                    float(head.weight.detach())), numpy(critic))
+        numpy = th.Tensor.numpy
+        proj = None if ext.prior_proj is None else _layers_as(_plain_layers([ext.prior_proj]), numpy)[0][1:]
+        (_, head_w, head_b), = _layers_as(_plain_layers([head.linear]), numpy)
+        return cls(ext.base_dim, proj, _layers_as(actor, numpy), (head_w, head_b, float(head.weight.detach())),
+                   _layers_as(critic, numpy))
 
     def __getstate__(self) -> dict:
         return {**self.__dict__, "_torch": None}
 
     def act(self, obs: np.ndarray, masks: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._torch is None:
-            if th.get_num_threads() != 1:
-                th.set_num_threads(1)
-            tensors = lambda net: [(k, None if w is None else th.from_numpy(w),  # noqa: E731
-                                    None if b is None else th.from_numpy(b)) for k, w, b in net]
+            _one_thread()
             proj = None if self.proj is None else tuple(th.from_numpy(a) for a in self.proj)
-            self._torch = (proj, tensors(self.actor), th.from_numpy(self.head[0]), th.from_numpy(self.head[1]),
-                           self.head[2], tensors(self.critic))
+            self._torch = (proj, _layers_as(self.actor, th.from_numpy), th.from_numpy(self.head[0]),
+                           th.from_numpy(self.head[1]), self.head[2], _layers_as(self.critic, th.from_numpy))
         proj, actor, head_w, head_b, weight, critic = self._torch
         with th.no_grad():
             x = th.from_numpy(np.asarray(obs, dtype=np.float32))
@@ -939,6 +930,18 @@ class PriorWorkerActor:
             actions, log_probs = masked_sample(logits, th.from_numpy(masks), th.from_numpy(u))
             values = _run_layers(critic, base)
         return actions.numpy(), values.numpy(), log_probs.numpy()
+
+
+def _layers_as(net: list, convert: Callable) -> list:
+    """`_plain_layers`' (kind, weight, bias) with the weights and biases converted (numpy for a message to the
+    workers, since torch tensors would travel through shared memory; torch again where they act)."""
+    return [(kind, None if w is None else convert(w), None if b is None else convert(b)) for kind, w, b in net]
+
+
+def _one_thread() -> None:
+    """Torch on one thread, in an env worker (one per core)."""
+    if th.get_num_threads() != 1:
+        th.set_num_threads(1)
 
 
 _ACTIVATION_CODES = {"ReLU": 1, "Tanh": 2}

@@ -86,9 +86,7 @@ class RiseView(DefaultView):
                         nx, ny = x + (ex > x) - (ex < x), y + (ey > y) - (ey < y)  # the square beside pos towards e
                         if (nx != x or ny != y) and 0 <= nx < width and 0 <= ny < height \
                                 and PASSABLE[codes[ny * width + nx]]:
-                            beside = self._beside.get(e.id)
-                            if beside is None:
-                                beside = self._from_beside(e, (nx, ny))
+                            beside = self._from_beside(e, (nx, ny))
                     # a charge ends in a melee strike, which the strike from beside counts already
                     dmg = threat_estimate(rs, enc, e, a, self._memo, charge=beside is None)[1]
                     total += dmg if beside is None or dmg >= beside else beside
